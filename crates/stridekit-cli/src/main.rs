@@ -1,0 +1,2 @@
+//! stridekit command line
+fn main() {}

@@ -1,0 +1,1 @@
+//! stridekit-testkit

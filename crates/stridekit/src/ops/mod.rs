@@ -1,0 +1,3 @@
+//! Operator descriptors and their validation into backend-neutral plans.
+
+pub mod slice1;
