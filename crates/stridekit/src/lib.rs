@@ -28,6 +28,7 @@ mod buffer_tensor_desc;
 mod data_type;
 mod error;
 mod feature_level;
+pub mod frontends;
 pub mod layout;
 pub mod limits;
 pub mod ops;
