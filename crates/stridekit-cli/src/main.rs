@@ -1,2 +1,24 @@
-//! stridekit command line
-fn main() {}
+//! `stridekit`: explain a DirectML buffer-tensor layout, slice .npy files, time a slice.
+//!
+//! Exit codes: 0 success; 2 invalid description, arguments or input file (`error[R-..]: ...` on stderr); 1 I/O or
+//! internal error.
+
+mod cli;
+mod commands;
+mod error;
+mod parse;
+mod render;
+
+use clap::Parser;
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    match commands::run(cli) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{e}");
+            ExitCode::from(e.exit_code())
+        }
+    }
+}

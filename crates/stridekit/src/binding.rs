@@ -17,7 +17,9 @@ pub enum BindingError {
         total: u64,
     },
     /// R-BIND-1: the bound range does not lie inside the buffer.
-    #[error("error[R-BIND-1]: {tensor} binding: Offset {offset} + SizeInBytes {size_in_bytes} runs past the end of the {buffer_size}-byte buffer")]
+    #[error(
+        "error[R-BIND-1]: {tensor} binding: Offset {offset} + SizeInBytes {size_in_bytes} runs past the end of the {buffer_size}-byte buffer"
+    )]
     OutsideBuffer {
         /// Which tensor.
         tensor: &'static str,
@@ -29,7 +31,9 @@ pub enum BindingError {
         buffer_size: u64,
     },
     /// R-BIND-2: the offset is not a multiple of max(GuaranteedBaseOffsetAlignment, 16).
-    #[error("error[R-BIND-2]: {tensor} binding: Offset {offset} is not a multiple of {required} (max of 16 and GuaranteedBaseOffsetAlignment)")]
+    #[error(
+        "error[R-BIND-2]: {tensor} binding: Offset {offset} is not a multiple of {required} (max of 16 and GuaranteedBaseOffsetAlignment)"
+    )]
     Misaligned {
         /// Which tensor.
         tensor: &'static str,

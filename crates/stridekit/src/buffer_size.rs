@@ -87,8 +87,13 @@ pub fn calc_buffer_tensor_size(
         stride: strides[sizes.len() - 1],
     })?;
     bytes_for_elements(data_type, extent).ok_or_else(|| {
-        K::Overflow { what: "the size in bytes", dim: sizes.len() - 1, size: sizes[sizes.len() - 1], stride: strides[sizes.len() - 1] }
-            .into()
+        K::Overflow {
+            what: "the size in bytes",
+            dim: sizes.len() - 1,
+            size: sizes[sizes.len() - 1],
+            stride: strides[sizes.len() - 1],
+        }
+        .into()
     })
 }
 
@@ -172,7 +177,10 @@ mod tests {
     #[test]
     fn exact_helper_rejects_invalid_input() {
         let e = calc_buffer_tensor_size(DataType::Float32, &[2, 0], None).unwrap_err();
-        assert_eq!(e.to_string(), "error[R-BT-3]: Sizes[1] is 0; every size must be >= 1 (DirectML cannot express empty tensors)");
+        assert_eq!(
+            e.to_string(),
+            "error[R-BT-3]: Sizes[1] is 0; every size must be >= 1 (DirectML cannot express empty tensors)"
+        );
         let e = calc_buffer_tensor_size(DataType::Float32, &[], None).unwrap_err();
         assert_eq!(e.rule(), "R-BT-2");
         let e = calc_buffer_tensor_size(DataType::Float32, &[2, 2], Some(&[1])).unwrap_err();

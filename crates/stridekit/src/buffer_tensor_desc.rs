@@ -101,7 +101,8 @@ impl BufferTensorDesc {
         let data_type = self.data_type;
         // Condition 1.
         if !level.has_data_type(data_type) {
-            let since = FeatureLevel::ALL.into_iter().find(|l| l.has_data_type(data_type)).unwrap_or(FeatureLevel::LATEST);
+            let since =
+                FeatureLevel::ALL.into_iter().find(|l| l.has_data_type(data_type)).unwrap_or(FeatureLevel::LATEST);
             return Err(K::DataTypeNotAtLevel { data_type, level, since }.into());
         }
         // Condition 2.
@@ -153,8 +154,13 @@ impl BufferTensorDesc {
         if role == TensorRole::Output
             && let Some(o) = first_overlap(&self.sizes, &strides_u32)
         {
-            return Err(K::OverlappingOutput { dim: o.dim, size: o.size, stride: o.stride, inner_extent: o.inner_extent }
-                .into());
+            return Err(K::OverlappingOutput {
+                dim: o.dim,
+                size: o.size,
+                stride: o.stride,
+                inner_extent: o.inner_extent,
+            }
+            .into());
         }
         Ok(TensorLayout::from_validated(self.clone(), strides_u32, count, extent, required))
     }

@@ -84,9 +84,7 @@ pub enum TensorDescErrorKind {
         strides: usize,
     },
     /// R-BT-6 / D4: arithmetic on sizes and strides does not fit 64 bits.
-    #[error(
-        "Sizes/Strides: {what} overflows 64-bit arithmetic at dimension {dim} (size {size}, stride {stride})"
-    )]
+    #[error("Sizes/Strides: {what} overflows 64-bit arithmetic at dimension {dim} (size {size}, stride {stride})")]
     Overflow {
         /// Which quantity overflowed.
         what: &'static str,
@@ -98,7 +96,9 @@ pub enum TensorDescErrorKind {
         stride: u64,
     },
     /// R-BT-6 / D4: the physical extent (index of the last element + 1) exceeds 2^32 - 1.
-    #[error("Sizes/Strides: the physical extent is {extent} elements (index of the last element + 1); at most {max} are allowed")]
+    #[error(
+        "Sizes/Strides: the physical extent is {extent} elements (index of the last element + 1); at most {max} are allowed"
+    )]
     PhysicalExtentTooLarge {
         /// The extent in elements.
         extent: u64,
@@ -114,7 +114,9 @@ pub enum TensorDescErrorKind {
         max: u64,
     },
     /// R-BT-5: TotalTensorSizeInBytes below the minimum implied size.
-    #[error("TotalTensorSizeInBytes is {given}, but the elements need at least {required} bytes (DMLCalcBufferTensorSize)")]
+    #[error(
+        "TotalTensorSizeInBytes is {given}, but the elements need at least {required} bytes (DMLCalcBufferTensorSize)"
+    )]
     TotalSizeTooSmall {
         /// The size given.
         given: u64,
@@ -141,7 +143,9 @@ pub enum TensorDescErrorKind {
         alignment: u32,
     },
     /// R-BT-7: a non-zero alignment below the element size.
-    #[error("GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or at least the element size ({element_size} bytes for {data_type})")]
+    #[error(
+        "GuaranteedBaseOffsetAlignment is {alignment}; it must be 0 or at least the element size ({element_size} bytes for {data_type})"
+    )]
     AlignmentBelowElementSize {
         /// The value given.
         alignment: u32,
@@ -151,7 +155,9 @@ pub enum TensorDescErrorKind {
         data_type: DataType,
     },
     /// R-BT-9 / D8: flag bits DirectML does not define.
-    #[error("Flags is {bits:#x}; the bits {unknown:#x} are not DML_TENSOR_FLAGS (only NONE = 0 and OWNED_BY_DML = 0x1 exist)")]
+    #[error(
+        "Flags is {bits:#x}; the bits {unknown:#x} are not DML_TENSOR_FLAGS (only NONE = 0 and OWNED_BY_DML = 0x1 exist)"
+    )]
     UnknownFlags {
         /// The flags given.
         bits: u32,
@@ -190,9 +196,8 @@ impl TensorDescErrorKind {
             TensorDescErrorKind::Overflow { .. }
             | TensorDescErrorKind::PhysicalExtentTooLarge { .. }
             | TensorDescErrorKind::LogicalCountTooLarge { .. } => "R-BT-6",
-            TensorDescErrorKind::AlignmentNotPowerOfTwo { .. } | TensorDescErrorKind::AlignmentBelowElementSize { .. } => {
-                "R-BT-7"
-            }
+            TensorDescErrorKind::AlignmentNotPowerOfTwo { .. }
+            | TensorDescErrorKind::AlignmentBelowElementSize { .. } => "R-BT-7",
             TensorDescErrorKind::TotalSizeNotRounded { .. } => "R-BT-8",
             TensorDescErrorKind::UnknownFlags { .. } => "R-BT-9",
             TensorDescErrorKind::OwnedByDmlNotInput => "R-FL-1",

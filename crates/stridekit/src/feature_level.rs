@@ -137,9 +137,12 @@ impl FeatureLevel {
             return false;
         }
         match data_type {
-            DataType::Float32 | DataType::Float16 | DataType::Int32 | DataType::Int16 | DataType::Uint32 | DataType::Uint16 => {
-                true
-            }
+            DataType::Float32
+            | DataType::Float16
+            | DataType::Int32
+            | DataType::Int16
+            | DataType::Uint32
+            | DataType::Uint16 => true,
             // Slice at 1_0 has no 8-bit support; both have it from 2_1.
             DataType::Int8 | DataType::Uint8 => level >= FeatureLevel::L2_1 as u32,
             DataType::Float64 | DataType::Int64 | DataType::Uint64 => level >= FeatureLevel::L4_1 as u32,

@@ -19,11 +19,7 @@ impl TensorFlags {
 
     /// The flags for `bits`, or the undefined bits as the error (R-BT-9, D8).
     pub const fn from_bits(bits: u32) -> Result<TensorFlags, u32> {
-        if bits & !Self::KNOWN_BITS != 0 {
-            Err(bits & !Self::KNOWN_BITS)
-        } else {
-            Ok(TensorFlags(bits))
-        }
+        if bits & !Self::KNOWN_BITS != 0 { Err(bits & !Self::KNOWN_BITS) } else { Ok(TensorFlags(bits)) }
     }
 
     /// The raw bits.
@@ -39,11 +35,7 @@ impl TensorFlags {
 
 impl fmt::Display for TensorFlags {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        if self.contains(TensorFlags::OWNED_BY_DML) {
-            f.write_str("OWNED_BY_DML")
-        } else {
-            f.write_str("NONE")
-        }
+        if self.contains(TensorFlags::OWNED_BY_DML) { f.write_str("OWNED_BY_DML") } else { f.write_str("NONE") }
     }
 }
 

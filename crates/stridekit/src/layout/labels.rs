@@ -1,8 +1,8 @@
 //! Stride helpers: packed strides, layouts by label, DirectMLX's InterleavedChannel policy, NumPy broadcasting and
 //! row padding. All take sizes in the operator's canonical order (NCHW, NCDHW, ...) and return strides in elements.
 
-use crate::error::{TensorDescError, TensorDescErrorKind as K};
 use crate::DataType;
+use crate::error::{TensorDescError, TensorDescErrorKind as K};
 
 /// Why a stride helper cannot produce strides.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -70,7 +70,8 @@ fn to_u32(strides: Vec<u64>, sizes: &[u32]) -> Result<Vec<u32>, TensorDescError>
         .iter()
         .enumerate()
         .map(|(dim, &s)| {
-            u32::try_from(s).map_err(|_| K::Overflow { what: "a stride (u32)", dim, size: sizes[dim], stride: s }.into())
+            u32::try_from(s)
+                .map_err(|_| K::Overflow { what: "a stride (u32)", dim, size: sizes[dim], stride: s }.into())
         })
         .collect()
 }
@@ -201,7 +202,11 @@ pub fn broadcast_strides(sizes: &[u32], strides: Option<&[u32]>, target: &[u32])
 /// // 3 floats per row, rows on 32-byte boundaries: row stride 8 elements.
 /// assert_eq!(padded_row_strides(DataType::Float32, &[2, 3], 32).unwrap(), [8, 1]);
 /// ```
-pub fn padded_row_strides(data_type: DataType, sizes: &[u32], row_alignment_bytes: u32) -> Result<Vec<u32>, LayoutError> {
+pub fn padded_row_strides(
+    data_type: DataType,
+    sizes: &[u32],
+    row_alignment_bytes: u32,
+) -> Result<Vec<u32>, LayoutError> {
     crate::buffer_size::check_shape(sizes, None, crate::FeatureLevel::LATEST)?;
     let bits = data_type.size_in_bits();
     if !row_alignment_bytes.is_power_of_two() || u64::from(row_alignment_bytes) * 8 < u64::from(bits) {
@@ -225,7 +230,10 @@ mod tests {
     #[test]
     fn labels() {
         assert_eq!(strides_for_label(&[1, 1, 3, 5], "NCHW").unwrap(), [15, 15, 5, 1]);
-        assert_eq!(strides_for_label(&[2, 3, 4, 5], "nhwc").unwrap(), interleaved_channel_strides(&[2, 3, 4, 5]).unwrap());
+        assert_eq!(
+            strides_for_label(&[2, 3, 4, 5], "nhwc").unwrap(),
+            interleaved_channel_strides(&[2, 3, 4, 5]).unwrap()
+        );
         assert_eq!(strides_for_label(&[2, 2, 3], "DHW").unwrap(), [6, 3, 1]);
         assert_eq!(strides_for_label(&[2, 2, 3], "WHD").unwrap(), [1, 2, 4]);
         assert_eq!(strides_for_label(&[2, 3, 4, 5, 6], "NDHWC").unwrap(), [360, 1, 90, 18, 3]);

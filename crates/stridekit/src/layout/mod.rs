@@ -261,10 +261,7 @@ impl TensorLayout {
     }
 
     fn without_broadcast_dims(&self) -> (Vec<u32>, Vec<u32>) {
-        (0..self.rank())
-            .filter(|&d| self.strides[d] != 0)
-            .map(|d| (self.desc.sizes[d], self.strides[d]))
-            .unzip()
+        (0..self.rank()).filter(|&d| self.strides[d] != 0).map(|d| (self.desc.sizes[d], self.strides[d])).unzip()
     }
 }
 

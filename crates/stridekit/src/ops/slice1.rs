@@ -144,7 +144,9 @@ pub enum SliceError {
         dim: usize,
     },
     /// R-S1-2: the window reaches past the input.
-    #[error("error[R-S1-2]: InputWindowOffsets[{dim}] + InputWindowSizes[{dim}] = {offset} + {size} = {end} exceeds InputTensor.Sizes[{dim}] = {input_size}; out-of-bounds reads are not permitted")]
+    #[error(
+        "error[R-S1-2]: InputWindowOffsets[{dim}] + InputWindowSizes[{dim}] = {offset} + {size} = {end} exceeds InputTensor.Sizes[{dim}] = {input_size}; out-of-bounds reads are not permitted"
+    )]
     WindowOutOfBounds {
         /// The dimension.
         dim: usize,
@@ -158,7 +160,9 @@ pub enum SliceError {
         input_size: u32,
     },
     /// R-S1-5: more output elements than the window holds at that stride.
-    #[error("error[R-S1-5]: OutputTensor.Sizes[{dim}] is {output_size}, but a window of {window_size} with stride {stride} copies at most {max} (1 + ({window_size} - 1) / |{stride}|)")]
+    #[error(
+        "error[R-S1-5]: OutputTensor.Sizes[{dim}] is {output_size}, but a window of {window_size} with stride {stride} copies at most {max} (1 + ({window_size} - 1) / |{stride}|)"
+    )]
     OutputSizeTooLarge {
         /// The dimension.
         dim: usize,
@@ -182,7 +186,9 @@ pub enum SliceError {
         output_size: u32,
     },
     /// R-S0-3: the last element Slice reads lies past the input.
-    #[error("error[R-S0-3]: Offsets[{dim}] + Strides[{dim}] * (Sizes[{dim}] - 1) = {offset} + {stride} * {size_minus_one} = {last} exceeds InputTensor.Sizes[{dim}] - 1 = {max_index}; out-of-bounds reads are not permitted")]
+    #[error(
+        "error[R-S0-3]: Offsets[{dim}] + Strides[{dim}] * (Sizes[{dim}] - 1) = {offset} + {stride} * {size_minus_one} = {last} exceeds InputTensor.Sizes[{dim}] - 1 = {max_index}; out-of-bounds reads are not permitted"
+    )]
     SliceOutOfBounds {
         /// The dimension.
         dim: usize,
@@ -488,9 +494,8 @@ fn build_plan(
         let stride = if output.sizes()[dim] == 1 { 0 } else { i64::from(input_window_strides[dim]) * layout_stride };
         input_strides.push(stride);
     }
-    let output_strides = (0..rank)
-        .map(|dim| if output.sizes()[dim] == 1 { 0 } else { i64::from(output.strides()[dim]) })
-        .collect();
+    let output_strides =
+        (0..rank).map(|dim| if output.sizes()[dim] == 1 { 0 } else { i64::from(output.strides()[dim]) }).collect();
     Slice1Plan {
         operator,
         input,

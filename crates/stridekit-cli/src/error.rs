@@ -1,0 +1,55 @@
+//! `CliError`: every way a command fails, composed from the library errors, with its exit code.
+
+use std::path::PathBuf;
+
+/// Exit code for an invalid description, arguments or input file.
+pub const EXIT_INVALID: u8 = 2;
+/// Exit code for I/O and internal errors.
+pub const EXIT_IO: u8 = 1;
+
+/// A failed command. The library errors print themselves as `error[<rule>]: ...`.
+#[derive(Debug, thiserror::Error)]
+pub enum CliError {
+    /// A tensor description breaks a rule.
+    #[error(transparent)]
+    Desc(#[from] stridekit::TensorDescError),
+    /// A slice description breaks a rule.
+    #[error(transparent)]
+    Slice(#[from] stridekit::SliceError),
+    /// A layout helper cannot produce strides.
+    #[error(transparent)]
+    Layout(#[from] stridekit::LayoutError),
+    /// A bound buffer is too small or misaligned.
+    #[error(transparent)]
+    Binding(#[from] stridekit::BindingError),
+    /// A data type name is unknown.
+    #[error(transparent)]
+    DataType(#[from] stridekit::ParseDataTypeError),
+    /// A feature level is unknown.
+    #[error(transparent)]
+    FeatureLevel(#[from] stridekit::ParseFeatureLevelError),
+    /// Arguments that contradict each other or cannot be read.
+    #[error("error[args]: {0}")]
+    Args(String),
+    /// A file could not be read or written.
+    #[error("error[io]: {path}: {source}")]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
+    /// Writing to standard output failed.
+    #[error("error[io]: writing the report: {0}")]
+    Output(#[from] std::io::Error),
+}
+
+impl CliError {
+    /// The process exit code for this error.
+    pub fn exit_code(&self) -> u8 {
+        match self {
+            CliError::Io { .. } | CliError::Output(_) => EXIT_IO,
+            _ => EXIT_INVALID,
+        }
+    }
+}
