@@ -1,1 +1,26 @@
-//! stridekit-testkit
+//! # stridekit-testkit
+//!
+//! Test support shared by every stridekit backend (not published):
+//!
+//! - [`reference`]: a naive Slice1 written straight from DirectML's pseudocode. It works on the [`Slice1Desc`] itself,
+//!   not on a [`Slice1Plan`](stridekit::Slice1Plan), so a bug in the plan's arithmetic cannot hide in both.
+//! - [`strategies`]: proptest strategies for valid Slice1 descriptions with input bytes (ranks 1..=8, every byte-sized
+//!   data type, broadcast, padded and permuted layouts, negative window strides) and for near-invalid ones.
+//! - [`cases`]: the examples of the DirectML documentation, with their expected outputs.
+//!
+//! ```
+//! use stridekit_testkit::{cases, reference};
+//! for case in cases::doc_cases() {
+//!     let mut output = vec![0u8; case.desc.output.total_tensor_size_in_bytes as usize];
+//!     reference::slice1_reference(&case.desc, &case.input, &mut output).unwrap();
+//!     assert_eq!(cases::f32_values(&output)[..case.expected.len()], case.expected[..], "{}", case.name);
+//! }
+//! ```
+//!
+//! [`Slice1Desc`]: stridekit::Slice1Desc
+
+pub mod cases;
+pub mod reference;
+pub mod strategies;
+
+pub use reference::{ReferenceError, slice1_reference};
