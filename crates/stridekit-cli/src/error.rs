@@ -28,6 +28,15 @@ pub enum CliError {
     /// A feature level is unknown.
     #[error(transparent)]
     FeatureLevel(#[from] stridekit::ParseFeatureLevelError),
+    /// A list argument cannot be read.
+    #[error(transparent)]
+    List(#[from] stridekit::frontends::lists::ListError),
+    /// A NumPy slice expression cannot be translated.
+    #[error(transparent)]
+    Numpy(#[from] stridekit::frontends::numpy::NumpyError),
+    /// ONNX Slice inputs cannot be translated.
+    #[error(transparent)]
+    Onnx(#[from] stridekit::frontends::onnx::OnnxError),
     /// Arguments that contradict each other or cannot be read.
     #[error("error[args]: {0}")]
     Args(String),

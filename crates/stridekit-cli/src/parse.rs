@@ -1,42 +1,22 @@
 //! Parsing of argument values that clap leaves as text: lists, data types, flags, feature levels.
 
 use crate::error::CliError;
+use stridekit::frontends::lists;
 use stridekit::{DataType, FeatureLevel, TensorDescError, TensorDescErrorKind, TensorFlags};
 
 /// A comma-separated list of u32 (`1,1,4,4`), for the flag `field`.
 pub fn u32_list(field: &str, text: &str) -> Result<Vec<u32>, CliError> {
-    list(field, text)
+    Ok(lists::parse_u32_list(field, text)?)
 }
 
 /// A comma-separated list of i32 (`1,1,-2,2`), for the flag `field`.
 pub fn i32_list(field: &str, text: &str) -> Result<Vec<i32>, CliError> {
-    list(field, text)
+    Ok(lists::parse_i32_list(field, text)?)
 }
 
 /// A comma-separated list of i64, for the flag `field`.
 pub fn i64_list(field: &str, text: &str) -> Result<Vec<i64>, CliError> {
-    list(field, text)
-}
-
-fn list<T: std::str::FromStr>(field: &str, text: &str) -> Result<Vec<T>, CliError>
-where
-    T::Err: std::fmt::Display,
-{
-    let inner = text.trim().trim_start_matches('[').trim_end_matches(']');
-    inner
-        .split(',')
-        .enumerate()
-        .map(|(i, item)| {
-            let item = item.trim();
-            item.parse::<T>().map_err(|e| {
-                CliError::Args(format!(
-                    "{field} item {} ('{item}') is not a valid {}: {e}",
-                    i + 1,
-                    std::any::type_name::<T>()
-                ))
-            })
-        })
-        .collect()
+    Ok(lists::parse_i64_list(field, text)?)
 }
 
 /// A data type by name, or by DirectML enum value (so that `0`, UNKNOWN, gives R-BT-1's error).
