@@ -23,7 +23,12 @@ fn err(shape: &[u64], expr: &str) -> String {
 type Arrays = (Vec<u32>, Vec<u32>, Vec<i32>, Vec<u32>);
 
 fn arrays(p: &Slice1Params) -> Arrays {
-    (p.input_window_offsets.clone(), p.input_window_sizes.clone(), p.input_window_strides.clone(), p.output_sizes.clone())
+    (
+        p.input_window_offsets.clone(),
+        p.input_window_sizes.clone(),
+        p.input_window_strides.clone(),
+        p.output_sizes.clone(),
+    )
 }
 
 #[test]
@@ -108,7 +113,10 @@ fn error_messages() {
     assert_eq!(err(&shape, "1, 3"), "error[numpy]: index 3 is out of bounds for axis 1 with size 3 (item 2)");
     assert_eq!(err(&shape, "-3"), "error[numpy]: index -3 is out of bounds for axis 0 with size 2 (item 1)");
     assert_eq!(err(&shape, "1, ::0"), "error[numpy]: slice step cannot be zero (item 2, axis 1)");
-    assert_eq!(err(&shape, "..., 0, 0, 0"), "error[numpy]: too many indices for array: array is 2-dimensional, but 3 were indexed");
+    assert_eq!(
+        err(&shape, "..., 0, 0, 0"),
+        "error[numpy]: too many indices for array: array is 2-dimensional, but 3 were indexed"
+    );
     assert_eq!(
         err(&shape, "..., 1, ..."),
         "error[numpy]: an index can only have a single ellipsis ('...'); items 1 and 3 are both '...'"
@@ -139,7 +147,10 @@ fn error_messages() {
     assert_eq!(err(&shape, "1.5"), "error[numpy]: item 1 ('1.5') is not an integer, a slice start:stop:step or '...'");
     assert_eq!(err(&shape, "1:a"), "error[numpy]: item 1 ('1:a'): the slice stop 'a' is not an integer");
     assert_eq!(err(&shape, "::--1"), "error[numpy]: item 1 ('::--1'): the slice step '--1' is not an integer");
-    assert_eq!(err(&shape, "1:2:3:4"), "error[numpy]: item 1 ('1:2:3:4') has 3 colons; a slice is start:stop or start:stop:step");
+    assert_eq!(
+        err(&shape, "1:2:3:4"),
+        "error[numpy]: item 1 ('1:2:3:4') has 3 colons; a slice is start:stop or start:stop:step"
+    );
     assert_eq!(
         err(&shape, "[1:2"),
         "error[numpy]: unbalanced brackets in '[1:2'; write the index as NumPy does, e.g. '1:3, ::-1' or '[1:3, ::-1]'"
@@ -148,7 +159,10 @@ fn error_messages() {
         err(&shape, "99999999999999999999"),
         "error[numpy]: item 1 ('99999999999999999999') does not fit in 64 bits; an integer index must lie in [-size, size) of its axis"
     );
-    assert_eq!(err(&[1u64 << 32], ":"), "error[numpy]: axis 0 has size 4294967296; DirectML sizes are at most 4294967295");
+    assert_eq!(
+        err(&[1u64 << 32], ":"),
+        "error[numpy]: axis 0 has size 4294967296; DirectML sizes are at most 4294967295"
+    );
     assert!(err(&shape, "np.array([0, 1])").contains("item 1 ('np.array([0, 1])') is integer-array (fancy) indexing"));
     assert!(err(&shape, "[1)").starts_with("error[numpy]: unbalanced brackets in '[1)'"));
     assert!(err(&shape, "1:2]").starts_with("error[numpy]: unbalanced brackets in '1:2]'"));
@@ -281,8 +295,13 @@ impl Rng {
 /// Runs the oracle script on the lines; `None` if python3 or numpy is missing.
 fn run_oracle(lines: &[String]) -> Option<Vec<String>> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/slice_oracle.py");
-    let mut child =
-        Command::new("python3").arg(script).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
     let mut stdin = child.stdin.take()?;
     stdin.write_all(lines.join("\n").as_bytes()).ok()?;
     drop(stdin);

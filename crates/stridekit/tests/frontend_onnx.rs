@@ -26,7 +26,12 @@ fn err(shape: &[u64], starts: &[i64], ends: &[i64], axes: Option<&[i64]>, steps:
 type Arrays = (Vec<u32>, Vec<u32>, Vec<i32>, Vec<u32>);
 
 fn arrays(p: &Slice1Params) -> Arrays {
-    (p.input_window_offsets.clone(), p.input_window_sizes.clone(), p.input_window_strides.clone(), p.output_sizes.clone())
+    (
+        p.input_window_offsets.clone(),
+        p.input_window_sizes.clone(),
+        p.input_window_strides.clone(),
+        p.output_sizes.clone(),
+    )
 }
 
 /// The naive gather from DirectML's pseudocode on `arange(prod(shape))`: Output[o] = Input[CopyStart + stride * o].
@@ -190,12 +195,18 @@ fn huge_steps() {
          selecting more than one element must lie in [-2147483648, 2147483647]"
     );
     // An empty result wins: nothing is dispatched.
-    assert_eq!(onnx_slice(&[dim, 2], &[0, 2], &[i64::MAX, 2], None, Some(&[1 << 31, 1])).unwrap().output_shape(), [2, 0]);
+    assert_eq!(
+        onnx_slice(&[dim, 2], &[0, 2], &[i64::MAX, 2], None, Some(&[1 << 31, 1])).unwrap().output_shape(),
+        [2, 0]
+    );
 }
 
 #[test]
 fn error_messages() {
-    assert_eq!(err(&SHAPE, &[0, 0], &[1], None, None), "error[onnx]: ends has 1 entries but starts has 2; they must have the same length");
+    assert_eq!(
+        err(&SHAPE, &[0, 0], &[1], None, None),
+        "error[onnx]: ends has 1 entries but starts has 2; they must have the same length"
+    );
     assert_eq!(
         err(&SHAPE, &[0], &[1], Some(&[0, 1]), None),
         "error[onnx]: axes has 2 entries but starts has 1; they must have the same length"
@@ -208,8 +219,14 @@ fn error_messages() {
         err(&SHAPE, &[0; 4], &[1; 4], None, None),
         "error[onnx]: starts has 4 entries but the input has rank 3; without axes, starts[i] slices axis i"
     );
-    assert_eq!(err(&SHAPE, &[0], &[1], Some(&[3]), None), "error[onnx]: axes[0] is 3, outside [-3, 2] for a rank-3 input");
-    assert_eq!(err(&SHAPE, &[0], &[1], Some(&[-4]), None), "error[onnx]: axes[0] is -4, outside [-3, 2] for a rank-3 input");
+    assert_eq!(
+        err(&SHAPE, &[0], &[1], Some(&[3]), None),
+        "error[onnx]: axes[0] is 3, outside [-3, 2] for a rank-3 input"
+    );
+    assert_eq!(
+        err(&SHAPE, &[0], &[1], Some(&[-4]), None),
+        "error[onnx]: axes[0] is -4, outside [-3, 2] for a rank-3 input"
+    );
     assert_eq!(
         err(&SHAPE, &[0], &[1], Some(&[i64::MIN]), None),
         "error[onnx]: axes[0] is -9223372036854775808, outside [-3, 2] for a rank-3 input"
@@ -218,7 +235,10 @@ fn error_messages() {
         err(&SHAPE, &[0, 0], &[1, 1], Some(&[2, -1]), None),
         "error[onnx]: axes[0] and axes[1] both name axis 2; each axis may be sliced once"
     );
-    assert_eq!(err(&SHAPE, &[0, 0], &[1, 1], None, Some(&[1, 0])), "error[onnx]: steps[1] (axis 1) is 0; a step must not be 0");
+    assert_eq!(
+        err(&SHAPE, &[0, 0], &[1, 1], None, Some(&[1, 0])),
+        "error[onnx]: steps[1] (axis 1) is 0; a step must not be 0"
+    );
     assert_eq!(
         err(&[5, 1 << 32], &[0], &[1], None, None),
         "error[onnx]: axis 1 has size 4294967296; DirectML sizes are at most 4294967295"
@@ -231,7 +251,10 @@ fn extreme_or_small(dim: i64) -> impl Strategy<Value = i64> {
 }
 
 /// A shape (rank 1..=8, small, rarely a 0) with ONNX inputs naming distinct axes (in any order, in either sign).
-fn case_strategy() -> impl Strategy<Value = (Vec<u64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>)> {
+/// `(shape, starts, ends, axes, steps)`.
+type OnnxCase = (Vec<u64>, Vec<i64>, Vec<i64>, Vec<i64>, Vec<i64>);
+
+fn case_strategy() -> impl Strategy<Value = OnnxCase> {
     prop::collection::vec(prop_oneof![20 => 1u64..=5, 1 => Just(0u64)], 1..=8)
         .prop_flat_map(|shape| {
             let rank = shape.len();
@@ -314,8 +337,13 @@ impl Rng {
 /// Runs the oracle script on the lines; `None` if python3 or numpy is missing.
 fn run_oracle(lines: &[String]) -> Option<Vec<String>> {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/slice_oracle.py");
-    let mut child =
-        Command::new("python3").arg(script).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().ok()?;
+    let mut child = Command::new("python3")
+        .arg(script)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
     let mut stdin = child.stdin.take()?;
     stdin.write_all(lines.join("\n").as_bytes()).ok()?;
     drop(stdin);
@@ -333,7 +361,7 @@ fn join(values: &[i64]) -> String {
 
 #[test]
 fn matches_numpy_python_slicing() {
-    let mut rng = Rng(0x0_A11CE_5EED);
+    let mut rng = Rng(0x000A_11CE_5EED);
     let mut cases = Vec::new();
     for _ in 0..300 {
         let rank = 1 + rng.below(4) as usize;
@@ -356,7 +384,13 @@ fn matches_numpy_python_slicing() {
                 0 => i64::MIN,
                 1 => i64::MAX,
                 // Half the cases run to the end in the step's direction, so that most results are not empty.
-                2..=4 => if step > 0 { i64::MAX } else { i64::MIN },
+                2..=4 => {
+                    if step > 0 {
+                        i64::MAX
+                    } else {
+                        i64::MIN
+                    }
+                }
                 _ => rng.range(-dim - 3, dim + 3),
             });
             axes.push(if rng.below(2) == 0 { axis as i64 } else { axis as i64 - rank as i64 });
@@ -382,7 +416,9 @@ fn matches_numpy_python_slicing() {
     let (mut windows, mut empties) = (0, 0);
     for ((shape, starts, ends, axes, steps), answer) in cases.iter().zip(&answers) {
         let ours = onnx_slice(shape, starts, ends, Some(axes), Some(steps));
-        let context = format!("shape {shape:?} starts {starts:?} ends {ends:?} axes {axes:?} steps {steps:?}: numpy {answer:?}, stridekit {ours:?}");
+        let context = format!(
+            "shape {shape:?} starts {starts:?} ends {ends:?} axes {axes:?} steps {steps:?}: numpy {answer:?}, stridekit {ours:?}"
+        );
         let ok = answer.strip_prefix("ok ").unwrap_or_else(|| panic!("{context}"));
         let (np_shape, np_data) = ok.split_once('|').unwrap();
         let np_shape: Vec<u64> = np_shape.split(',').filter(|s| !s.is_empty()).map(|s| s.parse().unwrap()).collect();
