@@ -122,3 +122,11 @@ proptest! {
         let _ = parse_i64_list("--starts", &text);
     }
 }
+
+#[test]
+fn kinds_prefix_the_messages() {
+    use stridekit::frontends::{numpy::NumpyError, onnx::OnnxError};
+    let list = parse_u32_list("--sizes", "x").unwrap_err().to_string();
+    assert!(list.starts_with(&format!("error[{}]: ", ListError::KIND)));
+    assert_eq!((NumpyError::KIND, OnnxError::KIND, ListError::KIND), ("numpy", "onnx", "args"));
+}

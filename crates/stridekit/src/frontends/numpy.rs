@@ -196,6 +196,11 @@ pub enum NumpyError {
     },
 }
 
+impl NumpyError {
+    /// The error kind shown in brackets at the start of every message: `numpy`.
+    pub const KIND: &'static str = "numpy";
+}
+
 /// One item of a NumPy index expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IndexItem {
