@@ -81,6 +81,11 @@ pub enum ListError {
     },
 }
 
+impl ListError {
+    /// The error kind shown in brackets at the start of every message: `args`.
+    pub const KIND: &'static str = "args";
+}
+
 /// Parses a list of u32 (sizes, offsets, unsigned strides) for the flag or field `field`.
 pub fn parse_u32_list(field: &str, text: &str) -> Result<Vec<u32>, ListError> {
     // parse_list checked the range, so the casts are exact.

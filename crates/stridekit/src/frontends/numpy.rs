@@ -196,6 +196,11 @@ pub enum NumpyError {
     },
 }
 
+impl NumpyError {
+    /// The error kind shown in brackets at the start of every message: `numpy`.
+    pub const KIND: &'static str = "numpy";
+}
+
 /// One item of a NumPy index expression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IndexItem {
@@ -282,16 +287,19 @@ impl FromStr for NumpyIndex {
 /// assert_eq!(index.to_string(), "1:3, ::-1, -2, ...");
 /// ```
 pub fn parse_numpy_index(text: &str) -> Result<NumpyIndex, NumpyError> {
+    let unbalanced = || NumpyError::UnbalancedBrackets { text: text.to_string() };
     let trimmed = text.trim();
-    let inner = match (trimmed.strip_prefix('['), trimmed.ends_with(']')) {
-        (Some(rest), true) => &rest[..rest.len() - 1],
-        (None, false) => trimmed,
-        _ => return Err(NumpyError::UnbalancedBrackets { text: text.to_string() }),
+    let (_, first_close) = split_top_level(trimmed).ok_or_else(unbalanced)?;
+    // `[...]` around the whole expression (once): the first bracket closes at the last character.
+    let body = if trimmed.starts_with('[') && first_close == Some(trimmed.len() - 1) {
+        trimmed[1..trimmed.len() - 1].trim()
+    } else {
+        trimmed
     };
-    if inner.trim().is_empty() {
+    if body.is_empty() {
         return Ok(NumpyIndex::default());
     }
-    let mut parts: Vec<&str> = inner.split(',').collect();
+    let (mut parts, _) = split_top_level(body).ok_or_else(unbalanced)?;
     // `a[1,]` is the tuple `(1,)`: one trailing comma is allowed.
     if parts.len() > 1 && parts.last().is_some_and(|p| p.trim().is_empty()) {
         parts.pop();
@@ -300,7 +308,7 @@ pub fn parse_numpy_index(text: &str) -> Result<NumpyIndex, NumpyError> {
     let mut ellipsis: Option<usize> = None;
     for (n, part) in parts.iter().enumerate() {
         let item_no = n + 1;
-        let item = parse_item(item_no, part.trim(), text)?;
+        let item = parse_item(item_no, part.trim())?;
         if item == IndexItem::Ellipsis {
             if let Some(first) = ellipsis {
                 return Err(NumpyError::MultipleEllipsis { first, second: item_no });
@@ -312,7 +320,40 @@ pub fn parse_numpy_index(text: &str) -> Result<NumpyIndex, NumpyError> {
     Ok(NumpyIndex { items })
 }
 
-fn parse_item(item: usize, text: &str, whole: &str) -> Result<IndexItem, NumpyError> {
+/// Splits at the commas outside brackets and parentheses (so `[0, 1], :` is two items, the first one fancy).
+/// Returns the parts and where the first top-level bracket closes, or `None` if the brackets do not balance.
+fn split_top_level(text: &str) -> Option<(Vec<&str>, Option<usize>)> {
+    let mut open: Vec<char> = Vec::new();
+    let mut parts = Vec::new();
+    let mut item_start = 0;
+    let mut first_close = None;
+    for (at, c) in text.char_indices() {
+        match c {
+            '[' | '(' => open.push(c),
+            ']' | ')' => {
+                let expected = if c == ']' { '[' } else { '(' };
+                if open.pop()? != expected {
+                    return None;
+                }
+                if open.is_empty() && first_close.is_none() {
+                    first_close = Some(at);
+                }
+            }
+            ',' if open.is_empty() => {
+                parts.push(&text[item_start..at]);
+                item_start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    if !open.is_empty() {
+        return None;
+    }
+    parts.push(&text[item_start..]);
+    Some((parts, first_close))
+}
+
+fn parse_item(item: usize, text: &str) -> Result<IndexItem, NumpyError> {
     match text {
         "" => return Err(NumpyError::EmptyItem { item }),
         "..." | "Ellipsis" => return Ok(IndexItem::Ellipsis),
@@ -324,15 +365,10 @@ fn parse_item(item: usize, text: &str, whole: &str) -> Result<IndexItem, NumpyEr
         }
         _ => {}
     }
-    if text.starts_with('[') || text.starts_with("np.array") || text.starts_with("array") {
+    // The caller has checked that brackets balance; any bracket in an item makes it an array index.
+    if text.contains('[') {
         let kind = if text.contains("True") || text.contains("False") { "boolean" } else { "integer-array (fancy)" };
-        if text.starts_with('[') && !text.ends_with(']') {
-            return Err(NumpyError::UnbalancedBrackets { text: whole.to_string() });
-        }
         return Err(NumpyError::AdvancedIndexing { item, text: text.to_string(), kind });
-    }
-    if text.contains(['[', ']']) {
-        return Err(NumpyError::UnbalancedBrackets { text: whole.to_string() });
     }
     if text.contains(':') {
         let pieces: Vec<&str> = text.split(':').collect();

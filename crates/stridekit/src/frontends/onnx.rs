@@ -113,6 +113,11 @@ pub enum OnnxError {
     },
 }
 
+impl OnnxError {
+    /// The error kind shown in brackets at the start of every message: `onnx`.
+    pub const KIND: &'static str = "onnx";
+}
+
 /// The effective ONNX range of one axis and its Slice1 window: the window is `[lo, lo + size)`, walked with `step`,
 /// copying `count` elements.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,66 @@
+//! `CpuBuffer`: byte storage whose first byte is 16-byte aligned, as DirectML guarantees for buffer tensors
+//! (`DML_MINIMUM_BUFFER_TENSOR_ALIGNMENT`).
+
+use stridekit::limits::MINIMUM_BUFFER_TENSOR_ALIGNMENT;
+
+const ALIGN: usize = MINIMUM_BUFFER_TENSOR_ALIGNMENT as usize;
+
+/// Zero-initialised bytes starting at a 16-byte aligned address. The storage never reallocates, so the alignment
+/// holds for the buffer's whole life.
+///
+/// ```
+/// let mut buf = stridekit_cpu::CpuBuffer::zeroed(40);
+/// assert_eq!(buf.len(), 40);
+/// assert_eq!(buf.as_bytes().as_ptr() as usize % 16, 0);
+/// buf.as_bytes_mut()[0] = 7;
+/// ```
+#[derive(Clone)]
+pub struct CpuBuffer {
+    storage: Vec<u8>,
+    start: usize,
+    len: usize,
+}
+
+impl CpuBuffer {
+    /// A buffer of `len` zero bytes.
+    pub fn zeroed(len: usize) -> Self {
+        // Over-allocate by ALIGN - 1 bytes and start at the first aligned address inside (align_offset is exact
+        // for u8 pointers outside const evaluation).
+        let storage = vec![0u8; len + ALIGN - 1];
+        let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
+        CpuBuffer { storage, start, len }
+    }
+
+    /// A buffer holding a copy of `bytes`.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut buf = Self::zeroed(bytes.len());
+        buf.as_bytes_mut().copy_from_slice(bytes);
+        buf
+    }
+
+    /// The number of bytes.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the buffer holds no bytes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.storage[self.start..self.start + self.len]
+    }
+
+    /// The bytes, mutable.
+    pub fn as_bytes_mut(&mut self) -> &mut [u8] {
+        &mut self.storage[self.start..self.start + self.len]
+    }
+}
+
+impl std::fmt::Debug for CpuBuffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CpuBuffer").field("len", &self.len).finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,301 @@
+//! x86_64 kernels (AVX2, plus SSE2 `sfence`). Each is an `unsafe fn` with `#[target_feature(enable = "avx2")]`:
+//! callers must have detected AVX2 at run time. Vector loads and stores are unaligned except the streaming stores,
+//! which are issued only after a scalar head has aligned the destination to 32 bytes.
+
+use super::Elem;
+use std::arch::x86_64::*;
+
+/// Runs shorter than this use `ptr::copy_nonoverlapping` even when streaming stores are on.
+pub(super) const NT_MIN_RUN: usize = 256;
+
+/// Orders earlier non-temporal stores before later stores.
+pub(super) fn sfence() {
+    // SAFETY: SSE (and so `sfence`) is part of the x86_64 baseline.
+    unsafe { _mm_sfence() };
+}
+
+/// Bytes to write with scalar code before `dst` is 32-byte aligned, at most `len`.
+fn head_to_align(dst: *const u8, len: usize) -> usize {
+    ((32 - (dst as usize & 31)) & 31).min(len)
+}
+
+/// Copies `len` bytes with non-temporal stores (128 bytes per iteration).
+///
+/// # Safety
+/// AVX2 is available; `src` readable and `dst` writable for `len` bytes; no overlap.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
+    let head = head_to_align(dst, len);
+    // SAFETY: the first `head` bytes of both ranges.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
+    let mut i = head;
+    while i + 128 <= len {
+        // SAFETY: bytes i..i+128 lie in both ranges; dst + i is 32-byte aligned (head alignment, steps of 32).
+        unsafe {
+            let s = src.add(i);
+            let a = _mm256_loadu_si256(s.cast());
+            let b = _mm256_loadu_si256(s.add(32).cast());
+            let c = _mm256_loadu_si256(s.add(64).cast());
+            let d = _mm256_loadu_si256(s.add(96).cast());
+            let t = dst.add(i);
+            _mm256_stream_si256(t.cast(), a);
+            _mm256_stream_si256(t.add(32).cast(), b);
+            _mm256_stream_si256(t.add(64).cast(), c);
+            _mm256_stream_si256(t.add(96).cast(), d);
+        }
+        i += 128;
+    }
+    while i + 32 <= len {
+        // SAFETY: bytes i..i+32 lie in both ranges; dst + i is 32-byte aligned.
+        unsafe { _mm256_stream_si256(dst.add(i).cast(), _mm256_loadu_si256(src.add(i).cast())) };
+        i += 32;
+    }
+    // SAFETY: the tail i..len of both ranges.
+    unsafe { std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i) };
+}
+
+/// Stores 32 bytes, streaming when `nt` (then `dst` must be 32-byte aligned).
+///
+/// # Safety
+/// AVX2 is available; 32 bytes writable at `dst`; aligned to 32 when `nt`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store(dst: *mut u8, v: __m256i, nt: bool) {
+    // SAFETY: the caller's contract.
+    unsafe { if nt { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) } }
+}
+
+/// Reverses the elements of `T` inside a 32-byte vector.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn reverse_vector<T: Elem>(v: __m256i) -> __m256i {
+    match T::SIZE {
+        1 => {
+            let m = _mm256_setr_epi8(
+                15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2,
+                1, 0,
+            );
+            _mm256_permute2x128_si256::<0x01>(_mm256_shuffle_epi8(v, m), _mm256_shuffle_epi8(v, m))
+        }
+        2 => {
+            let m = _mm256_setr_epi8(
+                14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3,
+                0, 1,
+            );
+            let s = _mm256_shuffle_epi8(v, m);
+            _mm256_permute2x128_si256::<0x01>(s, s)
+        }
+        4 => _mm256_permutevar8x32_epi32(v, _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)),
+        _ => _mm256_permute4x64_epi64::<0x1B>(v),
+    }
+}
+
+/// `dst[i] = src[-i]` for `i in 0..n` elements of `T`.
+///
+/// # Safety
+/// AVX2 is available; elements `src - (n-1) ..= src` readable, `dst .. dst + n` writable; no overlap.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn reverse_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, nt: bool) {
+    let e = T::SIZE;
+    let per = 32 / e;
+    // Head: scalar until dst is 32-byte aligned (when streaming), so that the vector stores may stream.
+    let head = if nt { head_to_align(dst, n * e) / e } else { 0 };
+    // A head that is not a whole number of elements cannot reach alignment: fall back to unaligned stores.
+    let nt = nt && (dst as usize + head * e).is_multiple_of(32);
+    let mut i = 0;
+    while i < head {
+        // SAFETY: element i of both ranges.
+        unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) };
+        i += 1;
+    }
+    while i + per <= n {
+        // SAFETY: source elements i ..= i + per - 1 (backwards) are src - (i + per - 1) .. src - i, inside the range;
+        // destination elements i .. i + per inside the range, aligned when nt (checked above).
+        unsafe {
+            let v = _mm256_loadu_si256(src.sub((i + per - 1) * e).cast());
+            store(dst.add(i * e), reverse_vector::<T>(v), nt);
+        }
+        i += per;
+    }
+    while i < n {
+        // SAFETY: element i of both ranges.
+        unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) };
+        i += 1;
+    }
+}
+
+/// `dst[i] = src[0]` for `i in 0..n` elements of `T`.
+///
+/// # Safety
+/// AVX2 is available; one element readable at `src`, `n` writable at `dst`; no overlap.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn fill_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, nt: bool) {
+    let e = T::SIZE;
+    let mut pattern = [0u8; 32];
+    for chunk in pattern.chunks_exact_mut(e) {
+        // SAFETY: one element readable at `src`; `chunk` is `e` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(src, chunk.as_mut_ptr(), e) };
+    }
+    // SAFETY: `pattern` is 32 bytes.
+    let v = unsafe { _mm256_loadu_si256(pattern.as_ptr().cast()) };
+    let len = n * e;
+    let head = if nt { head_to_align(dst, len) } else { 0 };
+    let nt = nt && head.is_multiple_of(e);
+    let head = if nt { head } else { 0 };
+    // SAFETY: the first `head` bytes (whole elements) of the destination; the pattern starts on an element boundary.
+    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst, head) };
+    let mut i = head;
+    while i + 32 <= len {
+        // SAFETY: bytes i .. i + 32 of the destination, aligned when nt; i is a multiple of e, so the pattern lines up.
+        unsafe { store(dst.add(i), v, nt) };
+        i += 32;
+    }
+    // SAFETY: the tail i .. len (< 32 bytes, starting on an element boundary).
+    unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst.add(i), len - i) };
+}
+
+/// `dst[i] = src[i * stride bytes]` for 4- and 8-byte elements with AVX2 gathers (and a shuffle for stride 2 of
+/// 4-byte elements). Returns `false`, having written nothing, when the stride does not fit the gather's 32-bit
+/// indices; the caller then runs the portable loop.
+///
+/// # Safety
+/// AVX2 is available; the `n` source elements and `n` contiguous destination elements are valid; no overlap.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, nt: bool) -> bool {
+    let e = T::SIZE;
+    let per = 32 / e;
+    let Some(step) = stride.checked_mul(per as isize).and_then(|v| i32::try_from(v).ok()) else {
+        return false;
+    };
+    let s32 = step / per as i32;
+    let head = if nt { head_to_align(dst, n * e) / e } else { 0 };
+    let nt = nt && (dst as usize + head * e).is_multiple_of(32);
+    let scalar = |i: usize| {
+        // SAFETY: element i of both ranges (callers pass i < n).
+        unsafe { dst.cast::<T>().add(i).write_unaligned(src.offset(i as isize * stride).cast::<T>().read_unaligned()) }
+    };
+    let mut i = 0;
+    while i < head {
+        scalar(i);
+        i += 1;
+    }
+    if e == 4 && stride == 8 {
+        // Stride 2: two loads of 8 elements, keep the even ones.
+        // The 64 loaded bytes run 4 bytes past element i + 7, up to element i + 8: only load them when it exists.
+        while i + 8 < n {
+            // SAFETY: bytes 8i .. 8i + 64 of the source lie between elements i and i + 8, both inside the range;
+            // destination elements i .. i + 8 inside the range, aligned when nt.
+            unsafe {
+                let p = src.add(i * 8);
+                let a = _mm256_castsi256_ps(_mm256_loadu_si256(p.cast()));
+                let b = _mm256_castsi256_ps(_mm256_loadu_si256(p.add(32).cast()));
+                let even = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
+                let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(even));
+                store(dst.add(i * 4), v, nt);
+            }
+            i += 8;
+        }
+    }
+    if e == 4 {
+        let idx = _mm256_setr_epi32(0, s32, 2 * s32, 3 * s32, 4 * s32, 5 * s32, 6 * s32, 7 * s32);
+        while i + 8 <= n {
+            // SAFETY: the eight elements i .. i + 8 of the source (offsets idx from element i) and destination.
+            unsafe {
+                let v = _mm256_i32gather_epi32::<1>(src.offset(i as isize * stride).cast(), idx);
+                store(dst.add(i * 4), v, nt);
+            }
+            i += 8;
+        }
+    } else {
+        let idx = _mm_setr_epi32(0, s32, 2 * s32, 3 * s32);
+        while i + 4 <= n {
+            // SAFETY: the four elements i .. i + 4 of the source and destination.
+            unsafe {
+                let v = _mm256_i32gather_epi64::<1>(src.offset(i as isize * stride).cast(), idx);
+                store(dst.add(i * 8), v, nt);
+            }
+            i += 4;
+        }
+    }
+    while i < n {
+        scalar(i);
+        i += 1;
+    }
+    true
+}
+
+/// Transposes 4-byte elements in 8x8 tiles: `dst[a * a_dst + b] = src[a + b * b_src]`.
+///
+/// # Safety
+/// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
+/// valid; no overlap.
+#[target_feature(enable = "avx2")]
+pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_dst: isize, nb: usize, b_src: isize) {
+    let one = |a: usize, b: usize| {
+        let (a, b) = (a as isize, b as isize);
+        // SAFETY: (a, b) inside the caller's ranges (callers pass a < na, b < nb).
+        unsafe {
+            dst.offset(a * a_dst + b * 4)
+                .cast::<u32>()
+                .write_unaligned(src.offset(a * 4 + b * b_src).cast::<u32>().read_unaligned())
+        }
+    };
+    let mut a0 = 0;
+    while a0 < na {
+        let full_a = a0 + 8 <= na;
+        let mut b0 = 0;
+        while b0 < nb {
+            if full_a && b0 + 8 <= nb {
+                // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside both ranges; loads read 8 consecutive
+                // elements along a (source contiguous), stores write 8 consecutive elements along b.
+                unsafe {
+                    let row = |j: usize| {
+                        _mm256_castsi256_ps(_mm256_loadu_si256(
+                            src.offset(a0 as isize * 4 + (b0 + j) as isize * b_src).cast(),
+                        ))
+                    };
+                    let (r0, r1, r2, r3, r4, r5, r6, r7) =
+                        (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7));
+                    let t0 = _mm256_unpacklo_ps(r0, r1);
+                    let t1 = _mm256_unpackhi_ps(r0, r1);
+                    let t2 = _mm256_unpacklo_ps(r2, r3);
+                    let t3 = _mm256_unpackhi_ps(r2, r3);
+                    let t4 = _mm256_unpacklo_ps(r4, r5);
+                    let t5 = _mm256_unpackhi_ps(r4, r5);
+                    let t6 = _mm256_unpacklo_ps(r6, r7);
+                    let t7 = _mm256_unpackhi_ps(r6, r7);
+                    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+                    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+                    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+                    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+                    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+                    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+                    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+                    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+                    let out = [
+                        _mm256_permute2f128_ps::<0x20>(u0, u4),
+                        _mm256_permute2f128_ps::<0x20>(u1, u5),
+                        _mm256_permute2f128_ps::<0x20>(u2, u6),
+                        _mm256_permute2f128_ps::<0x20>(u3, u7),
+                        _mm256_permute2f128_ps::<0x31>(u0, u4),
+                        _mm256_permute2f128_ps::<0x31>(u1, u5),
+                        _mm256_permute2f128_ps::<0x31>(u2, u6),
+                        _mm256_permute2f128_ps::<0x31>(u3, u7),
+                    ];
+                    for (i, v) in out.into_iter().enumerate() {
+                        let p = dst.offset((a0 + i) as isize * a_dst + b0 as isize * 4);
+                        _mm256_storeu_si256(p.cast(), _mm256_castps_si256(v));
+                    }
+                }
+            } else {
+                for a in a0..(a0 + 8).min(na) {
+                    for b in b0..(b0 + 8).min(nb) {
+                        one(a, b);
+                    }
+                }
+            }
+            b0 += 8;
+        }
+        a0 += 8;
+    }
+}

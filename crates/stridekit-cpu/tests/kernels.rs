@@ -1,0 +1,102 @@
+//! One targeted case per kernel, large enough for full SIMD vectors and tiles, against the reference.
+
+mod common;
+
+use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
+
+fn case(
+    dt: DataType,
+    in_sizes: &[u32],
+    in_strides: Option<&[u32]>,
+    offsets: &[u32],
+    windows: &[u32],
+    strides: &[i32],
+    out_sizes: &[u32],
+    out_strides: Option<&[u32]>,
+) {
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(dt, in_sizes, in_strides).unwrap(),
+        output: BufferTensorDesc::new(dt, out_sizes, out_strides).unwrap(),
+        input_window_offsets: offsets.to_vec(),
+        input_window_sizes: windows.to_vec(),
+        input_window_strides: strides.to_vec(),
+    };
+    let input = stridekit_testkit::strategies::pseudo_random_bytes(7, desc.input.total_tensor_size_in_bytes as usize);
+    common::check_against_reference(&desc, &input, 40).unwrap();
+}
+
+const M: u32 = if cfg!(miri) { 9 } else { 37 };
+
+#[test]
+fn contiguous_runs_and_crops() {
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64] {
+        case(dt, &[3, 300], None, &[0, 5], &[3, 290], &[1, 1], &[3, 290], None);
+        case(dt, &[1, 5000], None, &[0, 3], &[1, 4990], &[1, 1], &[1, 4990], None);
+        case(dt, &[4, 70], None, &[0, 0], &[4, 70], &[-1, 1], &[4, 70], Some(&[80, 1]));
+    }
+}
+
+#[test]
+fn reversed_runs_every_element_size() {
+    for dt in [DataType::Uint8, DataType::Int16, DataType::Uint32, DataType::Float64] {
+        case(dt, &[3, 4 * M], None, &[0, 1], &[3, 4 * M - 2], &[1, -1], &[3, 4 * M - 2], None);
+        case(dt, &[2, 200], None, &[0, 0], &[2, 200], &[-1, -1], &[2, 200], Some(&[203, 1]));
+    }
+}
+
+#[test]
+fn gathers_stride_2_3_and_negative() {
+    for dt in [DataType::Int8, DataType::Uint16, DataType::Float32, DataType::Uint64] {
+        for s in [2, 3, -2, -3, 7] {
+            case(
+                dt,
+                &[2, 6 * M],
+                None,
+                &[0, 1],
+                &[2, 6 * M - 1],
+                &[1, s],
+                &[2, (6 * M - 2) / s.unsigned_abs() + 1],
+                None,
+            );
+        }
+    }
+}
+
+#[test]
+fn transposes_nchw_to_nhwc_and_back() {
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64] {
+        let (c, h, w) = (M, 5, 11);
+        // NCHW input -> NHWC output (output strides: C innermost).
+        case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&[c * h * w, 1, w * c, c]));
+        // NHWC input -> NCHW output.
+        let nhwc = [c * h * w, 1, w * c, c];
+        case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+        // A plain 2-D transpose with a reversed side.
+        case(dt, &[M, 19], None, &[0, 0], &[M, 19], &[-1, 1], &[M, 19], Some(&[1, M]));
+    }
+}
+
+#[test]
+fn broadcasts_fill_and_replicate() {
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64] {
+        // Row broadcast: the inner row is copied once, then replicated.
+        case(dt, &[3, 4, 70], Some(&[0, 0, 1]), &[0; 3], &[3, 4, 70], &[1; 3], &[3, 4, 70], None);
+        // Channel broadcast: inner stride 0, a fill per channel.
+        case(dt, &[2, 5, 9, 13], Some(&[0, 1, 0, 0]), &[0; 4], &[2, 5, 9, 13], &[1; 4], &[2, 5, 9, 13], None);
+        // A broadcast scalar into a padded output.
+        case(dt, &[4, 100], Some(&[0, 0]), &[0; 2], &[4, 100], &[1, -1], &[4, 100], Some(&[104, 1]));
+    }
+}
+
+#[test]
+fn scatter_into_strided_output() {
+    for dt in [DataType::Uint8, DataType::Int32] {
+        case(dt, &[8, 9], None, &[0, 0], &[8, 9], &[1, -1], &[8, 9], Some(&[20, 2]));
+    }
+}
+
+#[test]
+fn rank_8_mixed() {
+    let sizes = [2, 3, 2, 2, 3, 2, 2, if cfg!(miri) { 4 } else { 40 }];
+    case(DataType::Float32, &sizes, None, &[0; 8], &sizes, &[1, -1, 1, -1, 1, 1, -1, 1], &sizes, None);
+}
