@@ -66,7 +66,7 @@ pub fn check_binding(
         return Err(BindingError::OutsideBuffer { tensor, offset, size_in_bytes, buffer_size });
     }
     let required = required_binding_alignment(layout);
-    if offset % u64::from(required) != 0 {
+    if !offset.is_multiple_of(u64::from(required)) {
         return Err(BindingError::Misaligned { tensor, offset, required });
     }
     Ok(())

@@ -41,7 +41,7 @@ fn slice1_err(d: Slice1Desc) -> String {
 fn entries() -> Vec<Entry> {
     let std = TensorRole::Standalone;
     let latest = FeatureLevel::LATEST;
-    let mut with = |f: &dyn Fn(&mut BufferTensorDesc)| {
+    let with = |f: &dyn Fn(&mut BufferTensorDesc)| {
         let mut d = packed(DataType::Float32, &[2, 3]);
         f(&mut d);
         tensor_err(d, std, latest)

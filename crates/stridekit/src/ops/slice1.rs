@@ -180,7 +180,7 @@ pub enum SliceError {
     SizesMismatch {
         /// The dimension.
         dim: usize,
-        /// Sizes[dim].
+        /// `Sizes[dim]`.
         size: u32,
         /// The output size.
         output_size: u32,
@@ -192,11 +192,11 @@ pub enum SliceError {
     SliceOutOfBounds {
         /// The dimension.
         dim: usize,
-        /// Offsets[dim].
+        /// `Offsets[dim]`.
         offset: u32,
-        /// Strides[dim].
+        /// `Strides[dim]`.
         stride: u32,
-        /// Sizes[dim] - 1.
+        /// `Sizes[dim] - 1`.
         size_minus_one: u32,
         /// The last index read, in 64 bits.
         last: u64,
