@@ -17,7 +17,7 @@ pub enum Command {
     /// Explain a buffer-tensor layout: sizes, strides, sizes in bytes, properties, and the offset tables.
     Explain(ExplainArgs),
     /// Slice a NumPy .npy file with DirectML Slice1 (or NumPy / ONNX slicing) semantics.
-    Slice(crate::commands::slice::SliceArgs),
+    Slice(Box<crate::commands::slice::SliceArgs>),
     /// Time a slice on this machine against a memcpy of the same bytes.
     Bench(crate::commands::bench::BenchArgs),
 }

@@ -1,7 +1,5 @@
 //! `CliError`: every way a command fails, composed from the library errors, with its exit code.
 
-use std::path::PathBuf;
-
 /// Exit code for an invalid description, arguments or input file.
 pub const EXIT_INVALID: u8 = 2;
 /// Exit code for I/O and internal errors.
@@ -37,17 +35,15 @@ pub enum CliError {
     /// ONNX Slice inputs cannot be translated.
     #[error(transparent)]
     Onnx(#[from] stridekit::frontends::onnx::OnnxError),
+    /// An input .npy file is malformed, or a file cannot be read or written.
+    #[error(transparent)]
+    Npy(#[from] stridekit_npy::NpyError),
+    /// The copy was refused (bindings).
+    #[error(transparent)]
+    Exec(#[from] stridekit_cpu::ExecError),
     /// Arguments that contradict each other or cannot be read.
     #[error("error[args]: {0}")]
     Args(String),
-    /// A file could not be read or written.
-    #[error("error[io]: {path}: {source}")]
-    Io {
-        /// The file.
-        path: PathBuf,
-        /// What went wrong.
-        source: std::io::Error,
-    },
     /// Writing to standard output failed.
     #[error("error[io]: writing the report: {0}")]
     Output(#[from] std::io::Error),
@@ -57,7 +53,8 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Io { .. } | CliError::Output(_) => EXIT_IO,
+            CliError::Output(_) => EXIT_IO,
+            CliError::Npy(e) if e.is_io() => EXIT_IO,
             _ => EXIT_INVALID,
         }
     }

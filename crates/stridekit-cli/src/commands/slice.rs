@@ -13,7 +13,7 @@ use crate::parse;
 use clap::Args;
 use std::borrow::Cow;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use stridekit::frontends::{SliceOutcome, numpy::numpy_slice, onnx::onnx_slice};
 use stridekit::{BufferTensorDesc, DataType, Slice1Desc, Slice1Plan, calc_buffer_tensor_size};
@@ -64,6 +64,9 @@ pub struct SliceArgs {
     /// Print the resolved Slice1 parameters and the plan before running.
     #[arg(long)]
     pub explain: bool,
+    /// Print the output's elements (at most 1024) after writing it.
+    #[arg(long)]
+    pub print: bool,
     /// Worker threads for the copy (default: all cores for large copies, one for small ones).
     #[arg(long)]
     pub threads: Option<usize>,
@@ -78,14 +81,17 @@ struct Input {
     /// The logical shape the front ends slice (the .npy shape, or --input-sizes).
     shape: Vec<u64>,
     desc: BufferTensorDesc,
-    data: Cow<'static, [u8]>,
     note: Option<String>,
 }
 
 /// Runs `stridekit slice`.
 pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
     let level = parse::feature_level(args.feature_level.as_deref())?;
-    let input = read_input(args)?;
+    // The input is memory-mapped: only the pages the window touches are read.
+    let mapped = stridekit_npy::MappedNpy::open(&args.input)?;
+    let view = mapped.view();
+    let input = read_input(args, &view.header)?;
+    let data = view.data;
     if let Some(note) = &input.note {
         eprintln!("note: {note}");
     }
@@ -101,7 +107,7 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
                 "note: the slice is empty (shape {shape:?}); DirectML cannot express empty tensors, so nothing was \
                  dispatched and an empty array was written"
             );
-            write_output(&args.output, input.data_type, &shape, &[])?;
+            stridekit_npy::AtomicNpyFile::create(&args.output, input.data_type, &shape)?.commit()?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -112,36 +118,49 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
     // The file must hold the input's physical extent (R-BIND-1 for the buffer the file provides).
     let element_size = plan.element_size() as u64;
     let needed = plan.input().physical_extent() * element_size;
-    if (input.data.len() as u64) < needed {
+    if (data.len() as u64) < needed {
         return Err(CliError::Args(format!(
             "{} holds {} elements ({} bytes) but the input tensor reaches {} elements ({} bytes): error[R-BIND-1]",
             args.input.display(),
-            input.data.len() as u64 / element_size,
-            input.data.len(),
+            data.len() as u64 / element_size,
+            data.len(),
             plan.input().physical_extent(),
             needed
         )));
     }
     let total_in = plan.input().total_tensor_size_in_bytes();
-    let input_bytes: Cow<'_, [u8]> = if (input.data.len() as u64) >= total_in {
-        Cow::Borrowed(&input.data)
+    let input_bytes: Cow<'_, [u8]> = if (data.len() as u64) >= total_in {
+        Cow::Borrowed(&data)
     } else {
-        let mut padded = input.data.to_vec();
+        let mut padded = data.to_vec();
         padded.resize(usize::try_from(total_in).map_err(|_| too_large(total_in))?, 0);
         Cow::Owned(padded)
     };
-    let out_total = plan.output().total_tensor_size_in_bytes();
-    let out_len = usize::try_from(out_total).map_err(|_| too_large(out_total))?;
-    let mut output = vec![0u8; out_len];
-    let options = stridekit_cpu::ExecOptions { threads: args.threads, ..Default::default() };
-    stridekit_cpu::slice1_with(&plan, &input_bytes, &mut output, &options)?;
-    let data_len = (plan.output().physical_extent() * element_size) as usize;
     let shape: Vec<u64> = if args.output_strides.is_some() {
         vec![plan.output().physical_extent()]
     } else {
         plan.output_sizes().iter().map(|&s| u64::from(s)).collect()
     };
-    write_output(&args.output, input.data_type, &shape, &output[..data_len])?;
+    // Created before the copy, so that an unwritable destination fails before any work.
+    let mut file = stridekit_npy::AtomicNpyFile::create(&args.output, input.data_type, &shape)?;
+    let options = stridekit_cpu::ExecOptions::with_threads(args.threads.unwrap_or(0));
+    let out_total = plan.output().total_tensor_size_in_bytes();
+    let file_data = file.data_mut();
+    if file_data.len() as u64 >= out_total {
+        // The kernel writes straight into the memory-mapped output file: no second copy.
+        stridekit_cpu::slice1_with(&plan, &input_bytes, file_data, &options)?;
+    } else {
+        // The element bytes are not a multiple of 4, so the file's data region is shorter than the DirectML
+        // minimum (R-BIND-1): run into a buffer of that size, then copy the elements.
+        let mut buffer = vec![0u8; usize::try_from(out_total).map_err(|_| too_large(out_total))?];
+        stridekit_cpu::slice1_with(&plan, &input_bytes, &mut buffer, &options)?;
+        let n = file_data.len();
+        file_data.copy_from_slice(&buffer[..n]);
+    }
+    if args.print {
+        print_elements(input.data_type, &shape, file.data_mut())?;
+    }
+    file.commit()?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -149,11 +168,10 @@ fn too_large(bytes: u64) -> CliError {
     CliError::Args(format!("a buffer of {bytes} bytes does not fit this machine's address space"))
 }
 
-fn read_input(args: &SliceArgs) -> Result<Input, CliError> {
-    let array = stridekit_npy::read_npy(&args.input)?;
-    let header = array.header;
+fn read_input(args: &SliceArgs, header: &stridekit_npy::NpyHeader) -> Result<Input, CliError> {
     let data_type = header.data_type;
-    let mut note = header.big_endian.then(|| format!("{} is big-endian; its data was byte-swapped", args.input.display()));
+    let mut note =
+        header.big_endian.then(|| format!("{} is big-endian; its data was byte-swapped", args.input.display()));
     let (shape, sizes, strides): (Vec<u64>, Vec<u32>, Option<Vec<u32>>) = match &args.input_sizes {
         Some(text) => {
             if header.shape.len() != 1 {
@@ -206,7 +224,7 @@ fn read_input(args: &SliceArgs) -> Result<Input, CliError> {
         total_tensor_size_in_bytes: total,
         guaranteed_base_offset_alignment: 0,
     };
-    Ok(Input { data_type, shape, desc, data: Cow::Owned(array.data), note })
+    Ok(Input { data_type, shape, desc, note })
 }
 
 enum Resolved {
@@ -280,9 +298,7 @@ fn dml_window(args: &SliceArgs, input_sizes: &[u32]) -> Result<Window, CliError>
         None => sizes
             .iter()
             .zip(strides.iter().chain(std::iter::repeat(&1)))
-            .map(|(&size, &stride)| {
-                if size == 0 || stride == 0 { 1 } else { 1 + (size - 1) / stride.unsigned_abs() }
-            })
+            .map(|(&size, &stride)| if size == 0 || stride == 0 { 1 } else { 1 + (size - 1) / stride.unsigned_abs() })
             .collect(),
     };
     Ok((offsets, sizes, strides, output_sizes))
@@ -292,8 +308,20 @@ fn print_explain(desc: &Slice1Desc, plan: &Slice1Plan) -> Result<(), CliError> {
     let mut out = std::io::stdout().lock();
     let l = |v: &[u32]| format!("{v:?}");
     writeln!(out, "DML_SLICE1_OPERATOR_DESC")?;
-    writeln!(out, "  InputTensor:        {} sizes {} strides {}", desc.input.data_type, l(&desc.input.sizes), l(plan.input().strides()))?;
-    writeln!(out, "  OutputTensor:       {} sizes {} strides {}", desc.output.data_type, l(&desc.output.sizes), l(plan.output().strides()))?;
+    writeln!(
+        out,
+        "  InputTensor:        {} sizes {} strides {}",
+        desc.input.data_type,
+        l(&desc.input.sizes),
+        l(plan.input().strides())
+    )?;
+    writeln!(
+        out,
+        "  OutputTensor:       {} sizes {} strides {}",
+        desc.output.data_type,
+        l(&desc.output.sizes),
+        l(plan.output().strides())
+    )?;
     writeln!(out, "  InputWindowOffsets: {:?}", desc.input_window_offsets)?;
     writeln!(out, "  InputWindowSizes:   {:?}", desc.input_window_sizes)?;
     writeln!(out, "  InputWindowStrides: {:?}", desc.input_window_strides)?;
@@ -306,7 +334,38 @@ fn print_explain(desc: &Slice1Desc, plan: &Slice1Plan) -> Result<(), CliError> {
     Ok(())
 }
 
-fn write_output(path: &Path, data_type: DataType, shape: &[u64], data: &[u8]) -> Result<(), CliError> {
-    stridekit_npy::write_npy_atomic(path, data_type, shape, data)?;
+/// Elements printed by `--print` at most.
+const MAX_PRINTED: usize = 1024;
+
+fn print_elements(data_type: DataType, shape: &[u64], data: &[u8]) -> Result<(), CliError> {
+    let size = data_type.size_in_bytes_rounded_up() as usize;
+    let values: Vec<String> = data.chunks_exact(size).take(MAX_PRINTED).map(|b| format_element(data_type, b)).collect();
+    let count = data.len() / size;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "{} {:?}: [{}{}]",
+        data_type,
+        shape,
+        values.join(", "),
+        if count > MAX_PRINTED { ", ..." } else { "" }
+    )?;
     Ok(())
+}
+
+/// One little-endian element as text. `bytes` has exactly the element's size.
+fn format_element(data_type: DataType, bytes: &[u8]) -> String {
+    let mut b = [0u8; 8];
+    b[..bytes.len()].copy_from_slice(bytes);
+    let u = u64::from_le_bytes(b);
+    match data_type {
+        DataType::Float16 => half::f16::from_bits(u as u16).to_string(),
+        DataType::Float32 => f32::from_bits(u as u32).to_string(),
+        DataType::Float64 => f64::from_bits(u).to_string(),
+        DataType::Int8 => (u as u8 as i8).to_string(),
+        DataType::Int16 => (u as u16 as i16).to_string(),
+        DataType::Int32 => (u as u32 as i32).to_string(),
+        DataType::Int64 => (u as i64).to_string(),
+        _ => u.to_string(),
+    }
 }
