@@ -12,13 +12,8 @@
 //!
 //! The dict is `{'descr': '<f4', 'fortran_order': False, 'shape': (3, 4), }`, padded with spaces and a newline.
 //!
-//! Validation happens in this order, so a hostile file is refused before anything depends on its claims:
-//! 1. the preamble is complete and the magic and version are known;
-//! 2. the header length is checked against the file length (nothing is allocated before this);
-//! 3. the dict is parsed (at most [`MAX_DIMS`] dimensions are stored, so the allocation is bounded);
-//! 4. the element and byte counts are computed in checked `u64` arithmetic, including every partial product that a
-//!    stride can be (so [`NpyHeader::strides`] cannot overflow even when a zero dimension makes the total 0);
-//! 5. the data length must equal the byte count exactly.
+//!
+//! The validation order is documented on [`parse_header_with_len`].
 
 use stridekit::DataType;
 
@@ -124,6 +119,14 @@ pub fn parse_header(file: &[u8]) -> Result<NpyHeader, NpyError> {
 /// `prefix` must hold at least the preamble and the header (`data_offset` bytes; more is fine), which lets a caller
 /// read only the beginning of a file from disk: read [`MAX_PREAMBLE_LEN`] bytes, call [`header_end`] to learn how many
 /// bytes the header needs, read those, then call this. [`crate::read_header`] does exactly that over any reader.
+///
+/// Validation happens in this order, so a hostile file is refused before anything depends on its claims:
+/// 1. the preamble is complete and the magic and version are known;
+/// 2. the header length is checked against the file length (nothing is allocated before this);
+/// 3. the dict is parsed (at most [`MAX_DIMS`] dimensions are stored, so the allocation is bounded);
+/// 4. the element and byte counts are computed in checked `u64` arithmetic, including every partial product that a
+///    stride can be (so [`NpyHeader::strides`] cannot overflow even when a zero dimension makes the total 0);
+/// 5. the data length must equal the byte count exactly.
 ///
 /// Errors (all `error[npy]`): [`InvalidKind::TooShort`], [`InvalidKind::BadMagic`], [`InvalidKind::UnsupportedVersion`],
 /// [`InvalidKind::HeaderPastEnd`], [`InvalidKind::PrefixTooShort`], header syntax and content errors,
@@ -659,7 +662,7 @@ mod tests {
         let k = kind(parse_header(&file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': (1L,)}", 4)));
         assert!(matches!(k, InvalidKind::HeaderSyntax { .. }), "{k}");
         let k = kind(parse_header(&file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()} x", 4)));
-        assert!(matches!(k, InvalidKind::HeaderSyntax { offset: 55, .. }), "{k}");
+        assert!(matches!(k, InvalidKind::HeaderSyntax { offset: 54, .. }), "{k}");
     }
 
     #[test]
@@ -724,7 +727,7 @@ mod tests {
         );
         assert_eq!(
             kind(parse_header(b"\x93NUMPY\x02\x00\xff\xff\xff\xff")),
-            InvalidKind::TooShort { file_len: 10, needed: 12 }
+            InvalidKind::HeaderPastEnd { header_len: 4294967295, header_end: 4294967307, file_len: 12 }
         );
         assert_eq!(
             kind(parse_header(b"\x93NUMPY\x01\x00\xff\xff")),

@@ -42,7 +42,7 @@
 //! Parsing never panics and never allocates in proportion to a number the file claims: the header length is checked
 //! against the file length before the header is read, the shape holds at most [`MAX_DIMS`] dimensions, element and
 //! byte counts are computed in checked `u64` arithmetic, and the data must be exactly the shape's byte count
-//! (see the numbered conditions in [`NpyHeader`]'s module, `header.rs`). A property test feeds random and mutated
+//! (the numbered conditions on [`parse_header_with_len`]). A property test feeds random and mutated
 //! bytes to every parser.
 //!
 //! ## Errors

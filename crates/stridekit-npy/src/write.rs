@@ -96,7 +96,7 @@ const PREALLOCATE_CHUNK: usize = 1 << 20;
 /// **Destination exists but is not a regular file** (`/dev/null`, `/dev/full`, a named pipe): a rename would
 /// *replace the device node* (if permitted, e.g. as root), which is never what the user means. Such destinations are
 /// instead opened for writing at `create` time and written in place by `commit`, through an in-memory buffer (a
-/// device cannot be memory-mapped). Writing to `/dev/full` therefore fails in `commit` with
+/// device cannot be memory-mapped); opening a named pipe waits for its reader, as a shell redirection does. Writing to `/dev/full` therefore fails in `commit` with
 /// `error[io]: cannot write /dev/full: No space left on device`. A directory is rejected at `create` with
 /// [`InvalidKind::NotRegularFile`].
 #[derive(Debug)]
