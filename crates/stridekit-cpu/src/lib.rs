@@ -33,7 +33,7 @@ mod options;
 mod program;
 mod slice1;
 
-pub use buffer::CpuBuffer;
+pub use buffer::{CPU_BUFFER_ALIGNMENT, CpuBuffer};
 pub use error::ExecError;
 pub use options::{
     DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions,

@@ -45,6 +45,12 @@ impl ExecOptions {
         ExecOptions { threads, ..Self::default() }
     }
 
+    /// The number of threads a large copy is split over: [`threads`](Self::threads), or the size of rayon's global
+    /// pool when that is 0.
+    pub fn effective_threads(&self) -> usize {
+        if self.threads == 0 { rayon::current_num_threads() } else { self.threads }
+    }
+
     /// Options that take every special path on tiny data: several threads, streaming stores, transposes from
     /// stride 2. For tests.
     pub fn exercise_all_paths(threads: usize) -> Self {

@@ -1,5 +1,6 @@
 //! `slice1`, `slice1_bound` and `PreparedSlice1`: run a validated [`Slice1Plan`] on byte buffers.
 
+use crate::kernels::Checked;
 use crate::program::Program;
 use crate::{ExecError, ExecOptions, kernels};
 use stridekit::{Slice1Plan, check_binding};
@@ -80,7 +81,7 @@ pub fn slice1_bound(
 #[derive(Debug, Clone)]
 pub struct PreparedSlice1 {
     plan: Slice1Plan,
-    program: Program,
+    program: Checked,
     options: ExecOptions,
 }
 
@@ -88,7 +89,7 @@ impl PreparedSlice1 {
     /// Compiles `plan`. Fails only when the plan's byte offsets do not fit this machine's address space (a 32-bit
     /// target with a tensor larger than 2 GiB), reported as [`ExecError::OutOfRange`].
     pub fn new(plan: &Slice1Plan, options: ExecOptions) -> Result<Self, ExecError> {
-        let program = Program::compile(plan, &options).ok_or(ExecError::OutOfRange {
+        let program = Program::compile(plan, &options).and_then(kernels::check).ok_or(ExecError::OutOfRange {
             tensor: "InputTensor",
             needed: plan.input().total_tensor_size_in_bytes(),
             len: isize::MAX as u64,

@@ -17,7 +17,7 @@ fn short_output_is_rejected_before_any_write() {
         "error[R-BIND-1]: OutputTensor binding: SizeInBytes is 12, but TotalTensorSizeInBytes is 16"
     );
     assert!(out.iter().all(|&b| b == SENTINEL));
-    let err = slice1(&plan, &case.input[..60], &mut vec![0; 16]).unwrap_err();
+    let err = slice1(&plan, &case.input[..60], &mut [0; 16]).unwrap_err();
     assert_eq!(
         err.to_string(),
         "error[R-BIND-1]: InputTensor binding: SizeInBytes is 60, but TotalTensorSizeInBytes is 64"

@@ -4,6 +4,7 @@ mod common;
 
 use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
 
+#[allow(clippy::too_many_arguments)] // one argument per Slice1 field keeps the cases readable
 fn case(
     dt: DataType,
     in_sizes: &[u32],

@@ -91,16 +91,47 @@ fn reach(start: i128, walks: &[(i128, i128)], esize: usize) -> (i128, i128) {
     (lo, hi + esize as i128)
 }
 
-/// Runs `p`, reading `src` and writing the element bytes of `dst` (nothing else). Fails, without touching `dst`,
-/// when the program reaches outside either slice.
-pub(crate) fn execute(p: &Program, src: &[u8], dst: &mut [u8], options: &ExecOptions) -> Result<(), ExecError> {
+/// A program and the byte ranges it reaches, both computed once. Only [`check`] builds one, so holding a
+/// `Checked` means the reach was computed by this module.
+#[derive(Debug, Clone)]
+pub(crate) struct Checked {
+    program: Program,
+    /// One past the highest input byte read (the lowest is >= 0).
+    src_end: u64,
+    /// One past the highest output byte written (the lowest is >= 0).
+    dst_end: u64,
+}
+
+impl Checked {
+    /// The program.
+    pub(crate) fn program(&self) -> &Program {
+        &self.program
+    }
+}
+
+/// Computes the byte ranges `program` reaches. `None` when a range starts below 0 or does not fit in `u64`, which
+/// a validated plan never produces.
+pub(crate) fn check(program: Program) -> Option<Checked> {
+    let mut ends = [0u64; 2];
+    for (end, (start, side_src)) in ends.iter_mut().zip([(program.src_start, true), (0, false)]) {
+        let (lo, hi) = reach(start as i128, &walks(&program, side_src), program.esize);
+        if lo < 0 {
+            return None;
+        }
+        *end = u64::try_from(hi).ok()?;
+    }
+    Some(Checked { program, src_end: ends[0], dst_end: ends[1] })
+}
+
+/// Runs the program of `checked`, reading `src` and writing the element bytes of `dst` (nothing else). Fails,
+/// without touching `dst`, when the program reaches outside either slice.
+pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &ExecOptions) -> Result<(), ExecError> {
+    let p = &checked.program;
     // The soundness check of this module (see the module docs): every byte any kernel touches lies in the slices.
-    for (tensor, start, len, side_src) in
-        [("InputTensor", p.src_start, src.len(), true), ("OutputTensor", 0, dst.len(), false)]
+    for (tensor, needed, len) in
+        [("InputTensor", checked.src_end, src.len()), ("OutputTensor", checked.dst_end, dst.len())]
     {
-        let (lo, hi) = reach(start as i128, &walks(p, side_src), p.esize);
-        if lo < 0 || hi > len as i128 {
-            let needed = u64::try_from(hi).unwrap_or(u64::MAX);
+        if needed > len as u64 {
             return Err(ExecError::OutOfRange { tensor, needed, len: len as u64 });
         }
     }
@@ -110,21 +141,23 @@ pub(crate) fn execute(p: &Program, src: &[u8], dst: &mut [u8], options: &ExecOpt
     }
     let simd = detect(options.simd);
     let ctx = Ctx { esize: p.esize, simd, nt: p.out_bytes >= options.non_temporal_min_bytes && simd != Simd::None };
-    let threads = if options.threads == 0 { rayon::current_num_threads() } else { options.threads };
-    let parts = if threads > 1 && p.out_bytes >= options.parallel_min_bytes { threads } else { 1 };
+    let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
     // SAFETY: `src` is readable for `src.len()` bytes; adding `p.src_start` stays inside (or one past) the slice
-    // because the check above proved `p.src_start <= hi <= src.len()`.
+    // because `check` proved `p.src_start <= src_end` and the test above `src_end <= src.len()`.
     let bases = Bases { src: unsafe { src.as_ptr().add(p.src_start) }, dst: dst.as_mut_ptr() };
-    let split = Split::new(p, parts);
-    if split.parts <= 1 {
-        // SAFETY: the range check above covers every byte the whole program touches; one part is the whole program.
-        unsafe { run_part(p, &split, 0, bases, ctx) };
-    } else {
-        for_each_part(split.parts, &|part| {
-            // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
-            unsafe { run_part(p, &split, part, bases, ctx) }
-        });
+    if parts <= 1 {
+        // SAFETY: the range test above covers every byte the whole program touches.
+        unsafe { run_from(p, 0, bases.src, bases.dst, ctx) };
+        if ctx.nt {
+            fence();
+        }
+        return Ok(());
     }
+    let split = Split::new(p, parts);
+    for_each_part(split.parts, &|part| {
+        // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
+        unsafe { run_part(p, &split, part, bases, ctx) }
+    });
     Ok(())
 }
 
@@ -400,7 +433,7 @@ unsafe fn fill<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: Ctx) {
 /// The `n` source elements and `n` contiguous destination elements are valid and do not overlap.
 unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, ctx: Ctx) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if ctx.simd == Simd::Avx2 && T::SIZE >= 4 && n >= 8 {
+    if ctx.simd == Simd::Avx2 && n >= 16 {
         // SAFETY: AVX2 detected; same ranges.
         if unsafe { x86::gather_avx2::<T>(src, dst, n, stride, ctx.nt) } {
             return;

@@ -154,36 +154,35 @@ pub(super) unsafe fn fill_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, 
     unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst.add(i), len - i) };
 }
 
-/// `dst[i] = src[i * stride bytes]` for 4- and 8-byte elements with AVX2 gathers (and a shuffle for stride 2 of
-/// 4-byte elements). Returns `false`, having written nothing, when the stride does not fit the gather's 32-bit
-/// indices; the caller then runs the portable loop.
+/// `dst[i] = src[i * stride bytes]` for 4-byte elements at stride 2 or 3 elements, with shuffles (hardware gathers
+/// are slow on the development machine). Returns `false`, having written nothing, for any other element size or
+/// stride; the caller then runs the portable loop.
 ///
 /// # Safety
 /// AVX2 is available; the `n` source elements and `n` contiguous destination elements are valid; no overlap.
 #[target_feature(enable = "avx2")]
 pub(super) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, nt: bool) -> bool {
-    let e = T::SIZE;
-    let per = 32 / e;
-    let Some(step) = stride.checked_mul(per as isize).and_then(|v| i32::try_from(v).ok()) else {
-        return false;
+    let k = match (T::SIZE, stride) {
+        (4, 8) => 2,
+        (4, 12) => 3,
+        _ => return false,
     };
-    let s32 = step / per as i32;
-    let head = if nt { head_to_align(dst, n * e) / e } else { 0 };
-    let nt = nt && (dst as usize + head * e).is_multiple_of(32);
+    let head = if nt { head_to_align(dst, n * 4) / 4 } else { 0 };
+    let nt = nt && (dst as usize + head * 4).is_multiple_of(32);
     let scalar = |i: usize| {
         // SAFETY: element i of both ranges (callers pass i < n).
-        unsafe { dst.cast::<T>().add(i).write_unaligned(src.offset(i as isize * stride).cast::<T>().read_unaligned()) }
+        unsafe { dst.cast::<u32>().add(i).write_unaligned(src.add(i * 4 * k).cast::<u32>().read_unaligned()) }
     };
     let mut i = 0;
     while i < head {
         scalar(i);
         i += 1;
     }
-    if e == 4 && stride == 8 {
-        // Stride 2: two loads of 8 elements, keep the even ones.
-        // The 64 loaded bytes run 4 bytes past element i + 7, up to element i + 8: only load them when it exists.
+    // The vector loads cover 8k elements' worth of bytes from element i, i.e. up to (but excluding) element i + 8:
+    // only load them when element i + 8 exists, so that no byte past the last source element is read.
+    if k == 2 {
         while i + 8 < n {
-            // SAFETY: bytes 8i .. 8i + 64 of the source lie between elements i and i + 8, both inside the range;
+            // SAFETY: source bytes 8i .. 8i + 64 lie between elements i and i + 8, both inside the range;
             // destination elements i .. i + 8 inside the range, aligned when nt.
             unsafe {
                 let p = src.add(i * 8);
@@ -195,26 +194,22 @@ pub(super) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize
             }
             i += 8;
         }
-    }
-    if e == 4 {
-        let idx = _mm256_setr_epi32(0, s32, 2 * s32, 3 * s32, 4 * s32, 5 * s32, 6 * s32, 7 * s32);
-        while i + 8 <= n {
-            // SAFETY: the eight elements i .. i + 8 of the source (offsets idx from element i) and destination.
+    } else {
+        let ia = _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0);
+        let ib = _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0);
+        let ic = _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 2, 5);
+        while i + 8 < n {
+            // SAFETY: source bytes 12i .. 12i + 96 lie between elements i and i + 8, both inside the range;
+            // destination elements i .. i + 8 inside the range, aligned when nt.
             unsafe {
-                let v = _mm256_i32gather_epi32::<1>(src.offset(i as isize * stride).cast(), idx);
+                let p = src.add(i * 12);
+                let a = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.cast()), ia);
+                let b = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.add(32).cast()), ib);
+                let c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.add(64).cast()), ic);
+                let v = _mm256_blend_epi32::<0b1100_0000>(_mm256_blend_epi32::<0b0011_1000>(a, b), c);
                 store(dst.add(i * 4), v, nt);
             }
             i += 8;
-        }
-    } else {
-        let idx = _mm_setr_epi32(0, s32, 2 * s32, 3 * s32);
-        while i + 4 <= n {
-            // SAFETY: the four elements i .. i + 4 of the source and destination.
-            unsafe {
-                let v = _mm256_i32gather_epi64::<1>(src.offset(i as isize * stride).cast(), idx);
-                store(dst.add(i * 8), v, nt);
-            }
-            i += 4;
         }
     }
     while i < n {
@@ -224,7 +219,57 @@ pub(super) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize
     true
 }
 
-/// Transposes 4-byte elements in 8x8 tiles: `dst[a * a_dst + b] = src[a + b * b_src]`.
+/// Transposes one full 8x8 tile of 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`, `a, b < 8`.
+///
+/// # Safety
+/// AVX2 is available; the 8 source rows of 32 bytes at `src + b * b_src` and the 8 destination rows of 32 bytes at
+/// `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
+    let row = |j: isize| unsafe { _mm256_castsi256_ps(_mm256_loadu_si256(src.offset(j * b_src).cast())) };
+    let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7));
+    let t0 = _mm256_unpacklo_ps(r0, r1);
+    let t1 = _mm256_unpackhi_ps(r0, r1);
+    let t2 = _mm256_unpacklo_ps(r2, r3);
+    let t3 = _mm256_unpackhi_ps(r2, r3);
+    let t4 = _mm256_unpacklo_ps(r4, r5);
+    let t5 = _mm256_unpackhi_ps(r4, r5);
+    let t6 = _mm256_unpacklo_ps(r6, r7);
+    let t7 = _mm256_unpackhi_ps(r6, r7);
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+    let out = [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ];
+    for (i, v) in out.into_iter().enumerate() {
+        // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
+        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), _mm256_castps_si256(v)) };
+    }
+}
+
+/// Elements of `a` handled per chunk by [`transpose4_avx2`]: a chunk reads `CHUNK * 4` contiguous bytes from each
+/// source row `b` and writes `CHUNK` destination rows.
+const CHUNK: usize = 64;
+
+/// Transposes 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks of
+/// [`CHUNK`]; inside a chunk, 8x8 tiles go `b`-block by `b`-block, so every source row is read 256 contiguous bytes
+/// at a time while the chunk's destination rows (contiguous for NCHW -> NHWC) stay in L1. The next chunk's source
+/// lines are prefetched.
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -240,62 +285,40 @@ pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_
                 .write_unaligned(src.offset(a * 4 + b * b_src).cast::<u32>().read_unaligned())
         }
     };
-    let mut a0 = 0;
-    while a0 < na {
-        let full_a = a0 + 8 <= na;
+    let mut c0 = 0;
+    while c0 < na {
+        let c1 = (c0 + CHUNK).min(na);
+        if c1 < na {
+            for b in 0..nb as isize {
+                for line in (0..CHUNK * 4).step_by(64) {
+                    // Prefetching is a hint that never faults; wrapping_offset keeps the address computation
+                    // defined even where it would leave the allocation.
+                    let p = src.wrapping_offset(c1 as isize * 4 + line as isize + b * b_src);
+                    // SAFETY: prefetch has no memory-safety requirements.
+                    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+                }
+            }
+        }
         let mut b0 = 0;
         while b0 < nb {
-            if full_a && b0 + 8 <= nb {
-                // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside both ranges; loads read 8 consecutive
-                // elements along a (source contiguous), stores write 8 consecutive elements along b.
-                unsafe {
-                    let row = |j: usize| {
-                        _mm256_castsi256_ps(_mm256_loadu_si256(
-                            src.offset(a0 as isize * 4 + (b0 + j) as isize * b_src).cast(),
-                        ))
-                    };
-                    let (r0, r1, r2, r3, r4, r5, r6, r7) =
-                        (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7));
-                    let t0 = _mm256_unpacklo_ps(r0, r1);
-                    let t1 = _mm256_unpackhi_ps(r0, r1);
-                    let t2 = _mm256_unpacklo_ps(r2, r3);
-                    let t3 = _mm256_unpackhi_ps(r2, r3);
-                    let t4 = _mm256_unpacklo_ps(r4, r5);
-                    let t5 = _mm256_unpackhi_ps(r4, r5);
-                    let t6 = _mm256_unpacklo_ps(r6, r7);
-                    let t7 = _mm256_unpackhi_ps(r6, r7);
-                    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-                    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-                    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-                    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-                    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-                    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-                    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-                    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-                    let out = [
-                        _mm256_permute2f128_ps::<0x20>(u0, u4),
-                        _mm256_permute2f128_ps::<0x20>(u1, u5),
-                        _mm256_permute2f128_ps::<0x20>(u2, u6),
-                        _mm256_permute2f128_ps::<0x20>(u3, u7),
-                        _mm256_permute2f128_ps::<0x31>(u0, u4),
-                        _mm256_permute2f128_ps::<0x31>(u1, u5),
-                        _mm256_permute2f128_ps::<0x31>(u2, u6),
-                        _mm256_permute2f128_ps::<0x31>(u3, u7),
-                    ];
-                    for (i, v) in out.into_iter().enumerate() {
-                        let p = dst.offset((a0 + i) as isize * a_dst + b0 as isize * 4);
-                        _mm256_storeu_si256(p.cast(), _mm256_castps_si256(v));
+            let full_b = b0 + 8 <= nb;
+            let mut a0 = c0;
+            while a0 < c1 {
+                if full_b && a0 + 8 <= c1 {
+                    let (a, b) = (a0 as isize, b0 as isize);
+                    // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside both ranges (a0 + 8 <= na, b0 + 8 <= nb).
+                    unsafe { tile8(src.offset(a * 4 + b * b_src), dst.offset(a * a_dst + b * 4), a_dst, b_src) };
+                } else {
+                    for a in a0..(a0 + 8).min(c1) {
+                        for b in b0..(b0 + 8).min(nb) {
+                            one(a, b);
+                        }
                     }
                 }
-            } else {
-                for a in a0..(a0 + 8).min(na) {
-                    for b in b0..(b0 + 8).min(nb) {
-                        one(a, b);
-                    }
-                }
+                a0 += 8;
             }
             b0 += 8;
         }
-        a0 += 8;
+        c0 = c1;
     }
 }
