@@ -86,23 +86,40 @@ fn slice_v0_case(
 
 /// Slice1 example 1: input 1x1x4x4 = 1..16, offsets {0,0,0,1}, sizes {1,1,4,3}, strides {1,1,2,2}, output {1,1,2,2}.
 pub fn slice1_ex1() -> DocCase {
-    slice1_case("slice1_ex1", &[1, 1, 4, 4], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, 2, 2], &[1, 1, 2, 2], &[
-        2.0, 4.0, 10.0, 12.0,
-    ])
+    slice1_case(
+        "slice1_ex1",
+        &[1, 1, 4, 4],
+        &[0, 0, 0, 1],
+        &[1, 1, 4, 3],
+        &[1, 1, 2, 2],
+        &[1, 1, 2, 2],
+        &[2.0, 4.0, 10.0, 12.0],
+    )
 }
 
 /// Slice1 example 2: as example 1 with strides {1,1,-2,2}, so CopyStart is {0,0,3,1}.
 pub fn slice1_ex2() -> DocCase {
-    slice1_case("slice1_ex2", &[1, 1, 4, 4], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, -2, 2], &[1, 1, 2, 2], &[
-        14.0, 16.0, 6.0, 8.0,
-    ])
+    slice1_case(
+        "slice1_ex2",
+        &[1, 1, 4, 4],
+        &[0, 0, 0, 1],
+        &[1, 1, 4, 3],
+        &[1, 1, -2, 2],
+        &[1, 1, 2, 2],
+        &[14.0, 16.0, 6.0, 8.0],
+    )
 }
 
 /// Slice (v0) example 1: offsets {0,0,1,2}, sizes {1,1,3,2}, strides 1.
 pub fn slice_ex1() -> DocCase {
-    slice_v0_case("slice_ex1", &[1, 1, 4, 4], &[0, 0, 1, 2], &[1, 1, 3, 2], &[1, 1, 1, 1], &[
-        7.0, 8.0, 11.0, 12.0, 15.0, 16.0,
-    ])
+    slice_v0_case(
+        "slice_ex1",
+        &[1, 1, 4, 4],
+        &[0, 0, 1, 2],
+        &[1, 1, 3, 2],
+        &[1, 1, 1, 1],
+        &[7.0, 8.0, 11.0, 12.0, 15.0, 16.0],
+    )
 }
 
 /// Slice (v0) example 2: offsets {0,0,1,0}, sizes {1,1,2,2}, strides {1,1,2,3}.
@@ -112,9 +129,14 @@ pub fn slice_ex2() -> DocCase {
 
 /// DxDispatch `dml_slice.json`: input 1x1x5x5 = 1..25, offsets {0,0,1,1}, sizes {1,1,3,2}, strides {1,1,1,2}.
 pub fn dxdispatch_slice() -> DocCase {
-    slice_v0_case("dxdispatch_slice", &[1, 1, 5, 5], &[0, 0, 1, 1], &[1, 1, 3, 2], &[1, 1, 1, 2], &[
-        7.0, 9.0, 12.0, 14.0, 17.0, 19.0,
-    ])
+    slice_v0_case(
+        "dxdispatch_slice",
+        &[1, 1, 5, 5],
+        &[0, 0, 1, 1],
+        &[1, 1, 3, 2],
+        &[1, 1, 1, 2],
+        &[7.0, 9.0, 12.0, 14.0, 17.0, 19.0],
+    )
 }
 
 /// Every documented example.

@@ -55,7 +55,16 @@ impl DimSpec {
         self.offset + self.window() + self.extra_input
     }
     fn collapse(&mut self) {
-        *self = DimSpec { out: 1, stride_abs: 1, extra_window: 0, offset: 0, extra_input: 0, in_pad: 0, out_pad: 0, ..*self };
+        *self = DimSpec {
+            out: 1,
+            stride_abs: 1,
+            extra_window: 0,
+            offset: 0,
+            extra_input: 0,
+            in_pad: 0,
+            out_pad: 0,
+            ..*self
+        };
     }
 }
 
@@ -71,16 +80,8 @@ fn small_dim() -> impl Strategy<Value = DimSpec> {
         prop_oneof![3 => Just(0u32), 1 => 1..=3u32],
         prop_oneof![5 => Just(false), 1 => Just(true)],
     )
-        .prop_map(|(out, stride_abs, negative, extra_window, offset, extra_input, in_pad, out_pad, broadcast)| DimSpec {
-            out,
-            stride_abs,
-            negative,
-            extra_window,
-            offset,
-            extra_input,
-            in_pad,
-            out_pad,
-            broadcast,
+        .prop_map(|(out, stride_abs, negative, extra_window, offset, extra_input, in_pad, out_pad, broadcast)| {
+            DimSpec { out, stride_abs, negative, extra_window, offset, extra_input, in_pad, out_pad, broadcast }
         })
 }
 
@@ -130,9 +131,19 @@ fn layouts(rank: usize) -> impl Strategy<Value = Layouts> {
         prop_oneof![3 => Just(0u64), 1 => (1..=3u64).prop_map(|k| 4 * k)],
         any::<u64>(),
     )
-        .prop_map(|(input_explicit, input_perm, output_explicit, output_perm, extra_in_bytes, extra_out_bytes, seed)| {
-            Layouts { input_explicit, input_perm, output_explicit, output_perm, extra_in_bytes, extra_out_bytes, seed }
-        })
+        .prop_map(
+            |(input_explicit, input_perm, output_explicit, output_perm, extra_in_bytes, extra_out_bytes, seed)| {
+                Layouts {
+                    input_explicit,
+                    input_perm,
+                    output_explicit,
+                    output_perm,
+                    extra_in_bytes,
+                    extra_out_bytes,
+                    seed,
+                }
+            },
+        )
 }
 
 /// Deterministic pseudo-random bytes (xorshift64*): cheap to build and to shrink (only the seed shrinks).
@@ -290,8 +301,9 @@ pub fn near_invalid_slice1_case() -> impl Strategy<Value = (Slice1Case, Breakage
                 d.input_window_strides.pop();
             }
             Breakage::InputTooSmall => {
-                let min = stridekit::calc_buffer_tensor_size(d.input.data_type, &d.input.sizes, d.input.strides.as_deref())
-                    .unwrap_or_else(|e| unreachable!("small sizes: {e}"));
+                let min =
+                    stridekit::calc_buffer_tensor_size(d.input.data_type, &d.input.sizes, d.input.strides.as_deref())
+                        .unwrap_or_else(|e| unreachable!("small sizes: {e}"));
                 d.input.total_tensor_size_in_bytes = min.saturating_sub(4);
             }
         }
