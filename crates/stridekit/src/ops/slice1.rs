@@ -258,7 +258,7 @@ pub struct Slice1Plan {
     output: TensorLayout,
     input_window_offsets: Vec<u32>,
     input_window_sizes: Vec<u32>,
-    input_window_strides: Vec<i32>,
+    input_window_strides: Vec<i64>,
     copy_start: Vec<u32>,
     input_start: u64,
     input_strides: Vec<i64>,
@@ -302,8 +302,8 @@ impl Slice1Plan {
     pub fn input_window_sizes(&self) -> &[u32] {
         &self.input_window_sizes
     }
-    /// The Slice1 window strides.
-    pub fn input_window_strides(&self) -> &[i32] {
+    /// The Slice1 window strides (for a Slice v0 plan: its Strides, which are u32 and may exceed `i32::MAX`).
+    pub fn input_window_strides(&self) -> &[i64] {
         &self.input_window_strides
     }
     /// DirectML's CopyStart: the input coordinate of output element 0.
@@ -413,7 +413,7 @@ impl Slice1Desc {
             output,
             self.input_window_offsets.clone(),
             self.input_window_sizes.clone(),
-            self.input_window_strides.clone(),
+            self.input_window_strides.iter().map(|&s| i64::from(s)).collect(),
         ))
     }
 }
@@ -462,10 +462,10 @@ impl SliceDesc {
                     max_index,
                 });
             }
-            // span + 1 <= input size <= u32::MAX, so both fit. A stride above i32::MAX can only occur with size 1,
-            // where the stride is never used: clamp it.
+            // span + 1 <= input size <= u32::MAX, so it fits. The stride stays u32-sized: a stride above i32::MAX is
+            // legal for Slice (e.g. 2 elements 3e9 apart) even though no Slice1 could express it.
             window_sizes.push((span + 1) as u32);
-            window_strides.push(i32::try_from(stride).unwrap_or(i32::MAX));
+            window_strides.push(i64::from(stride));
         }
         Ok(build_plan(operator, input, output, self.offsets.clone(), window_sizes, window_strides))
     }
@@ -477,7 +477,7 @@ fn build_plan(
     output: TensorLayout,
     input_window_offsets: Vec<u32>,
     input_window_sizes: Vec<u32>,
-    input_window_strides: Vec<i32>,
+    input_window_strides: Vec<i64>,
 ) -> Slice1Plan {
     let rank = input.rank();
     let mut copy_start = input_window_offsets.clone();
@@ -490,8 +490,8 @@ fn build_plan(
         let layout_stride = i64::from(input.strides()[dim]);
         input_start += u64::from(copy_start[dim]) * input.strides()[dim] as u64;
         // A dimension with a single output element never moves along its stride; zero it so the plan's strides stay
-        // small (|window stride| can be 2^31 and the layout stride 2^32 - 1: their product still fits i64).
-        let stride = if output.sizes()[dim] == 1 { 0 } else { i64::from(input_window_strides[dim]) * layout_stride };
+        // small. Otherwise |window stride| * layout stride <= the window's reach <= the extent < 2^32: it fits i64.
+        let stride = if output.sizes()[dim] == 1 { 0 } else { input_window_strides[dim] * layout_stride };
         input_strides.push(stride);
     }
     let output_strides =
