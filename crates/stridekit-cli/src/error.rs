@@ -41,9 +41,34 @@ pub enum CliError {
     /// The copy was refused (bindings).
     #[error(transparent)]
     Exec(#[from] stridekit_cpu::ExecError),
+    /// R-BIND-1 for the buffer an input file provides: it is shorter than the tensor's physical extent.
+    #[error(
+        "error[R-BIND-1]: {path} holds {elements} elements ({bytes} bytes) but the input tensor reaches {needed_elements} \
+         elements ({needed_bytes} bytes)"
+    )]
+    FileTooShort {
+        /// The input file.
+        path: String,
+        /// Elements in the file.
+        elements: u64,
+        /// Data bytes in the file.
+        bytes: u64,
+        /// The tensor's physical extent.
+        needed_elements: u64,
+        /// The extent in bytes.
+        needed_bytes: u64,
+    },
     /// Arguments that contradict each other or cannot be read.
     #[error("error[args]: {0}")]
     Args(String),
+    /// A file could not be read or written.
+    #[error("error[io]: {path}: {source}")]
+    Io {
+        /// The file.
+        path: std::path::PathBuf,
+        /// What went wrong.
+        source: std::io::Error,
+    },
     /// Writing to standard output failed.
     #[error("error[io]: writing the report: {0}")]
     Output(#[from] std::io::Error),
@@ -53,7 +78,7 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Output(_) => EXIT_IO,
+            CliError::Io { .. } | CliError::Output(_) => EXIT_IO,
             CliError::Npy(e) if e.is_io() => EXIT_IO,
             _ => EXIT_INVALID,
         }

@@ -119,14 +119,13 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
     let element_size = plan.element_size() as u64;
     let needed = plan.input().physical_extent() * element_size;
     if (data.len() as u64) < needed {
-        return Err(CliError::Args(format!(
-            "{} holds {} elements ({} bytes) but the input tensor reaches {} elements ({} bytes): error[R-BIND-1]",
-            args.input.display(),
-            data.len() as u64 / element_size,
-            data.len(),
-            plan.input().physical_extent(),
-            needed
-        )));
+        return Err(CliError::FileTooShort {
+            path: args.input.display().to_string(),
+            elements: data.len() as u64 / element_size,
+            bytes: data.len() as u64,
+            needed_elements: plan.input().physical_extent(),
+            needed_bytes: needed,
+        });
     }
     let total_in = plan.input().total_tensor_size_in_bytes();
     let input_bytes: Cow<'_, [u8]> = if (data.len() as u64) >= total_in {
