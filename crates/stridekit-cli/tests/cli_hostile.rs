@@ -2,22 +2,10 @@
 //! the documented exit code, no panic, no partial output file, and an existing output left untouched.
 
 mod common;
-use common::{run, stderr};
+use common::{npy, npy_header as header, run, stderr};
 use std::path::{Path, PathBuf};
 
 const EXISTING: &[u8] = b"precious bytes that must survive a failed run";
-
-fn header(dict: &str) -> Vec<u8> {
-    let mut dict = dict.to_owned();
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out
-}
 
 fn good_npy() -> Vec<u8> {
     let mut v = header("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }");

@@ -2,30 +2,8 @@
 //! data types, end to end through real files.
 
 mod common;
-use common::{run, stderr, stdout};
+use common::{npy, run, stderr, stdout};
 use std::path::{Path, PathBuf};
-
-/// A minimal .npy v1 writer, independent of the crate under test.
-fn npy(descr: &str, fortran: bool, shape: &[usize], data: &[u8]) -> Vec<u8> {
-    let shape_text = match shape.len() {
-        0 => "()".to_owned(),
-        1 => format!("({},)", shape[0]),
-        _ => format!("({})", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
-    };
-    let mut dict = format!(
-        "{{'descr': '{descr}', 'fortran_order': {}, 'shape': {shape_text}, }}",
-        if fortran { "True" } else { "False" }
-    );
-    while !(10 + dict.len() + 1).is_multiple_of(64) {
-        dict.push(' ');
-    }
-    dict.push('\n');
-    let mut out = b"\x93NUMPY\x01\x00".to_vec();
-    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
-    out.extend_from_slice(dict.as_bytes());
-    out.extend_from_slice(data);
-    out
-}
 
 /// The descr, shape and data of a .npy v1/v2 file written by stridekit (C order).
 fn read(path: &Path) -> (String, Vec<usize>, Vec<u8>) {
@@ -44,6 +22,9 @@ fn read(path: &Path) -> (String, Vec<usize>, Vec<u8>) {
     let shape = shape_text.split(',').filter(|s| !s.trim().is_empty()).map(|s| s.trim().parse().unwrap()).collect();
     (descr, shape, bytes[start + len..].to_vec())
 }
+
+/// The window of DirectML's Slice1 example 2.
+const DOC_EXAMPLE_2: [&str; 6] = ["--offsets", "0,0,0,1", "--sizes", "1,1,4,3", "--strides", "1,1,-2,2"];
 
 fn f32s(data: &[u8]) -> Vec<f32> {
     data.chunks_exact(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect()
@@ -70,22 +51,25 @@ impl Dir {
     fn doc_input(&self) -> PathBuf {
         self.file("in.npy", &npy("<f4", false, &[1, 1, 4, 4], &f32_bytes((1..=16).map(|v| v as f32))))
     }
-    /// Runs `stridekit slice IN OUT args...`, asserts success, returns the output.
-    fn slice_ok(&self, input: &Path, args: &[&str]) -> (String, Vec<usize>, Vec<u8>) {
+    /// Runs `stridekit slice IN out.npy args...`.
+    fn slice(&self, input: &Path, args: &[&str]) -> std::process::Output {
         let out = self.path("out.npy");
         let mut full = vec!["slice", input.to_str().unwrap(), out.to_str().unwrap()];
         full.extend_from_slice(args);
-        let o = run(&full);
+        run(&full)
+    }
+    /// [`Dir::slice`], asserting success; returns the output file's contents.
+    fn slice_ok(&self, input: &Path, args: &[&str]) -> (String, Vec<usize>, Vec<u8>) {
+        let o = self.slice(input, args);
         assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
-        read(&out)
+        read(&self.path("out.npy"))
     }
 }
 
 #[test]
 fn slice1_doc_example_2_negative_stride() {
     let d = Dir::new();
-    let (descr, shape, data) =
-        d.slice_ok(&d.doc_input(), &["--offsets", "0,0,0,1", "--sizes", "1,1,4,3", "--strides", "1,1,-2,2"]);
+    let (descr, shape, data) = d.slice_ok(&d.doc_input(), &DOC_EXAMPLE_2);
     assert_eq!(descr, "<f4");
     assert_eq!(shape, [1, 1, 2, 2]);
     assert_eq!(f32s(&data), [14.0, 16.0, 6.0, 8.0]);
@@ -126,19 +110,7 @@ fn smaller_output_than_the_window_holds() {
 #[test]
 fn explain_prints_parameters_and_plan() {
     let d = Dir::new();
-    let out = d.path("out.npy");
-    let o = run(&[
-        "slice",
-        d.doc_input().to_str().unwrap(),
-        out.to_str().unwrap(),
-        "--offsets",
-        "0,0,0,1",
-        "--sizes",
-        "1,1,4,3",
-        "--strides",
-        "1,1,-2,2",
-        "--explain",
-    ]);
+    let o = d.slice(&d.doc_input(), &[&DOC_EXAMPLE_2[..], &["--explain"]].concat());
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
     assert!(text.contains("InputWindowStrides: [1, 1, -2, 2]"), "{text}");
@@ -298,24 +270,12 @@ fn threads_flag() {
 #[test]
 fn print_shows_the_output_values() {
     let d = Dir::new();
-    let out = d.path("out.npy");
-    let o = run(&[
-        "slice",
-        d.doc_input().to_str().unwrap(),
-        out.to_str().unwrap(),
-        "--offsets",
-        "0,0,0,1",
-        "--sizes",
-        "1,1,4,3",
-        "--strides",
-        "1,1,-2,2",
-        "--print",
-    ]);
+    let o = d.slice(&d.doc_input(), &[&DOC_EXAMPLE_2[..], &["--print"]].concat());
     assert_eq!(o.status.code(), Some(0));
     assert_eq!(stdout(&o), "FLOAT32 [1, 1, 2, 2]: [14, 16, 6, 8]\n");
     let f16: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|&v| half_bits(v).to_le_bytes()).collect();
     let input = d.file("h.npy", &npy("<f2", false, &[2], &f16));
-    let o = run(&["slice", input.to_str().unwrap(), out.to_str().unwrap(), "--strides", "-1", "--print"]);
+    let o = d.slice(&input, &["--strides", "-1", "--print"]);
     assert_eq!(stdout(&o), "FLOAT16 [2]: [-2, 1.5]\n");
 }
 

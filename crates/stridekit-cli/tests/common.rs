@@ -29,3 +29,29 @@ pub fn golden(name: &str, actual: &str) {
     let expected = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     assert_eq!(actual, expected, "golden file {name} differs (UPDATE_GOLDEN=1 rewrites it)");
 }
+
+/// A .npy v1 preamble and header for the literal `dict` (padded so the data starts on a multiple of 64 bytes).
+pub fn npy_header(dict: &str) -> Vec<u8> {
+    let mut dict = dict.to_owned();
+    while !(10 + dict.len() + 1).is_multiple_of(64) {
+        dict.push(' ');
+    }
+    dict.push('\n');
+    let mut out = b"\x93NUMPY\x01\x00".to_vec();
+    out.extend_from_slice(&(dict.len() as u16).to_le_bytes());
+    out.extend_from_slice(dict.as_bytes());
+    out
+}
+
+/// A minimal .npy v1 file, written independently of the crate under test.
+pub fn npy(descr: &str, fortran: bool, shape: &[usize], data: &[u8]) -> Vec<u8> {
+    let shape_text = match shape.len() {
+        0 => "()".to_owned(),
+        1 => format!("({},)", shape[0]),
+        _ => format!("({})", shape.iter().map(usize::to_string).collect::<Vec<_>>().join(", ")),
+    };
+    let fortran = if fortran { "True" } else { "False" };
+    let mut out = npy_header(&format!("{{'descr': '{descr}', 'fortran_order': {fortran}, 'shape': {shape_text}, }}"));
+    out.extend_from_slice(data);
+    out
+}
