@@ -3,6 +3,7 @@
 //! Exit codes: 0 success; 2 invalid description, arguments or input file (`error[R-..]: ...` on stderr); 1 I/O or
 //! internal error.
 
+mod chunks;
 mod cli;
 mod commands;
 mod error;

@@ -13,7 +13,7 @@ use memmap2::Mmap;
 
 use crate::error::{InvalidKind, NpyError};
 use crate::header::{MAX_PREAMBLE_LEN, NpyHeader, parse_header, parse_header_with_len};
-use crate::map::map_read_only;
+use crate::map::{map_read_only, release};
 
 /// A `.npy` file's header and its data, little-endian, borrowed from the file's bytes when no byte swap is needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -210,6 +210,19 @@ impl MappedNpy {
     /// The data bytes exactly as stored (big-endian if [`NpyHeader::big_endian`]).
     pub fn raw_data(&self) -> &[u8] {
         self.map.get(self.header.data_offset..).unwrap_or_default()
+    }
+
+    /// Drops the mapped pages of data bytes `range` from the process's resident set once the caller is done with
+    /// them (they are read back from the file if touched again). Lets a reader stream through an input larger than
+    /// memory. Ranges outside the data are clamped; the call has no effect on the contents of any view.
+    pub fn release_data(&self, range: std::ops::Range<usize>) -> Result<(), NpyError> {
+        let data_len = self.raw_data().len();
+        let (start, end) = (range.start.min(data_len), range.end.min(data_len));
+        if start >= end {
+            return Ok(());
+        }
+        release(&self.map, self.header.data_offset + start, end - start)
+            .map_err(|e| NpyError::io("release pages of", Some(&self.path), e))
     }
 
     /// The header and little-endian data: borrowed from the map, or (big-endian files) a swapped copy made on each

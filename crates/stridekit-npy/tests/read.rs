@@ -197,3 +197,18 @@ fn f16_table_is_right() {
         .collect();
     assert_eq!(bits, [0x0000, 0x3c00, 0x4000, 0x4200, 0x4400, 0x4500]);
 }
+
+#[test]
+fn released_pages_read_back_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("big.npy");
+    let data: Vec<u8> = (0..1_000_000u32).flat_map(|i| (i.wrapping_mul(2_654_435_761)).to_le_bytes()).collect();
+    stridekit_npy::write_npy(std::fs::File::create(&path).unwrap(), DataType::Uint32, &[1_000_000], &data).unwrap();
+    let mapped = MappedNpy::open(&path).unwrap();
+    let before = mapped.raw_data().to_vec();
+    assert_eq!(before, data);
+    mapped.release_data(4096..900_000).unwrap();
+    mapped.release_data(3_999_000..usize::MAX).unwrap();
+    mapped.release_data(10..5).unwrap();
+    assert_eq!(mapped.raw_data(), &data[..]);
+}

@@ -159,7 +159,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
 fn load_cases(args: &BenchArgs) -> Result<Vec<Case>, CliError> {
     let Some(path) = &args.cases else {
         let need = |flag: &str, v: &Option<String>| {
-            v.clone().ok_or_else(|| CliError::Args(format!("bench needs --cases FILE or --{flag} (and the other case flags)")))
+            v.clone().ok_or_else(|| {
+                CliError::Args(format!("bench needs --cases FILE or --{flag} (and the other case flags)"))
+            })
         };
         let sizes = |flag: &str, v: &Option<String>| parse::u32_list(flag, &need(flag, v)?);
         let optional = |flag: &str, v: &Option<String>| v.as_deref().map(|t| parse::u32_list(flag, t)).transpose();

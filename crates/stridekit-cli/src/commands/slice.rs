@@ -9,7 +9,7 @@
 //!   otherwise the data is copied into a buffer of that size, zero-padded.
 
 use crate::error::CliError;
-use crate::parse;
+use crate::{chunks, parse};
 use clap::Args;
 use std::borrow::Cow;
 use std::io::Write as _;
@@ -144,15 +144,25 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
     let mut file = stridekit_npy::AtomicNpyFile::create(&args.output, input.data_type, &shape)?;
     let options = stridekit_cpu::ExecOptions::with_threads(args.threads.unwrap_or(0));
     let out_total = plan.output().total_tensor_size_in_bytes();
+    // Input pages are released chunk by chunk, so an input larger than memory streams through (the memory of a
+    // run is the output plus about one chunk of input; see `chunks`).
+    let borrowed = matches!(data, Cow::Borrowed(_));
+    let release = |lo: u64, hi: u64| -> Result<(), CliError> {
+        if borrowed {
+            mapped
+                .release_data(usize::try_from(lo).unwrap_or(usize::MAX)..usize::try_from(hi).unwrap_or(usize::MAX))?;
+        }
+        Ok(())
+    };
     let file_data = file.data_mut();
     if file_data.len() as u64 >= out_total {
         // The kernel writes straight into the memory-mapped output file: no second copy.
-        stridekit_cpu::slice1_with(&plan, &input_bytes, file_data, &options)?;
+        chunks::run(&params, &plan, level, &input_bytes, file_data, &options, release)?;
     } else {
         // The element bytes are not a multiple of 4, so the file's data region is shorter than the DirectML
         // minimum (R-BIND-1): run into a buffer of that size, then copy the elements.
         let mut buffer = vec![0u8; usize::try_from(out_total).map_err(|_| too_large(out_total))?];
-        stridekit_cpu::slice1_with(&plan, &input_bytes, &mut buffer, &options)?;
+        chunks::run(&params, &plan, level, &input_bytes, &mut buffer, &options, release)?;
         let n = file_data.len();
         file_data.copy_from_slice(&buffer[..n]);
     }
