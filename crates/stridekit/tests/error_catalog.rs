@@ -287,7 +287,11 @@ fn render(entries: &[Entry]) -> String {
          | rule | checks | message (example) | proved by |\n|---|---|---|---|\n",
     );
     for e in entries {
-        s.push_str(&format!("| {} | {} | `{}` | `{}` |\n", e.rule, e.checks, e.message.replace('|', "\\|"), e.test));
+        // The test, linked to its file (relative to docs/).
+        let (file, func) = e.test.split_once("::").unwrap_or((e.test, ""));
+        let name = file.rsplit('/').next().unwrap_or(file);
+        let message = e.message.replace('|', "\\|");
+        s.push_str(&format!("| {} | {} | `{message}` | [`{name}::{func}`](../{file}) |\n", e.rule, e.checks));
     }
     s.push_str("\n## Rule ids that are not input checks\n\n");
     for (rule, why) in NOT_CHECKS {
