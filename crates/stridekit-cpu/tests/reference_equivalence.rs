@@ -4,7 +4,7 @@
 mod common;
 
 use proptest::prelude::*;
-use stridekit_testkit::strategies::{near_invalid_slice1_case, slice1_case, slice1_case_with};
+use stridekit_testkit::strategies::{near_invalid_slice1_case, slice1_case_with};
 
 const CASES: u32 = if cfg!(miri) { 3 } else { 512 };
 
@@ -12,7 +12,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: CASES, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
-    fn matches_reference(case in slice1_case(), extra in 0usize..24) {
+    fn matches_reference(case in slice1_case_with(8, if cfg!(miri) { 256 } else { 4096 }), extra in 0usize..24) {
         common::check_against_reference(&case.desc, &case.input, extra).map_err(TestCaseError::fail)?;
     }
 

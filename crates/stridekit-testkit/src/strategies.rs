@@ -316,7 +316,11 @@ mod tests {
     use super::*;
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(if cfg!(miri) { 4 } else { 256 }))]
+        #![proptest_config(ProptestConfig {
+            cases: if cfg!(miri) { 4 } else { 256 },
+            failure_persistence: None,
+            ..ProptestConfig::default()
+        })]
         #[test]
         fn cases_are_valid(case in slice1_case()) {
             let plan = case.desc.validate();

@@ -9,7 +9,7 @@
 //! and a kernel's source bytes never overlap its destination bytes (different slices, `&` vs `&mut`).
 #![allow(unsafe_code)]
 
-#[cfg(all(target_arch = "x86_64", not(miri)))]
+#[cfg(target_arch = "x86_64")]
 mod x86;
 
 use crate::program::{Dim, Inner, Program};
@@ -25,7 +25,7 @@ enum Simd {
 }
 
 fn detect(enabled: bool) -> Simd {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if enabled && std::arch::is_x86_feature_detected!("avx2") {
         return Simd::Avx2;
     }
@@ -100,13 +100,6 @@ pub(crate) struct Checked {
     src_end: u64,
     /// One past the highest output byte written (the lowest is >= 0).
     dst_end: u64,
-}
-
-impl Checked {
-    /// The program.
-    pub(crate) fn program(&self) -> &Program {
-        &self.program
-    }
 }
 
 /// Computes the byte ranges `program` reaches. `None` when a range starts below 0 or does not fit in `u64`, which
@@ -289,6 +282,7 @@ unsafe fn run_part(p: &Program, split: &Split, part: usize, bases: Bases, ctx: C
 
 /// Orders this thread's non-temporal stores before whatever follows (the join that publishes them).
 fn fence() {
+    // Miri has no `sfence` (and no weakly ordered stores to order): the streaming stores themselves run under it.
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     x86::sfence();
 }
@@ -376,7 +370,7 @@ impl Elem for u64 {
 /// # Safety
 /// `src` readable and `dst` writable for `len` bytes; the ranges do not overlap.
 unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize, ctx: Ctx) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if ctx.nt && ctx.simd == Simd::Avx2 && len >= x86::NT_MIN_RUN {
         // SAFETY: AVX2 was detected at run time; the ranges are the caller's.
         unsafe { x86::copy_nt_avx2(src, dst, len) };
@@ -392,7 +386,7 @@ unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize, ctx: Ctx) {
 /// # Safety
 /// `src - (n-1)` .. `src` readable and `dst .. dst + n` writable (elements of `T`), not overlapping.
 unsafe fn reverse<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: Ctx) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 {
         // SAFETY: AVX2 detected; same ranges.
         unsafe { x86::reverse_avx2::<T>(src, dst, n, ctx.nt) };
@@ -411,7 +405,7 @@ unsafe fn reverse<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: Ctx) {
 /// # Safety
 /// One element readable at `src`, `n` elements writable at `dst`, not overlapping.
 unsafe fn fill<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: Ctx) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 {
         // SAFETY: AVX2 detected; same ranges.
         unsafe { x86::fill_avx2::<T>(src, dst, n, ctx.nt) };
@@ -432,7 +426,7 @@ unsafe fn fill<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: Ctx) {
 /// # Safety
 /// The `n` source elements and `n` contiguous destination elements are valid and do not overlap.
 unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, ctx: Ctx) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && n >= 16 {
         // SAFETY: AVX2 detected; same ranges.
         if unsafe { x86::gather_avx2::<T>(src, dst, n, stride, ctx.nt) } {
@@ -453,7 +447,7 @@ unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize,
 /// Every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is valid; the sides do
 /// not overlap.
 unsafe fn transpose<T: Elem>(src: *const u8, dst: *mut u8, na: usize, a_dst: isize, nb: usize, b_src: isize, ctx: Ctx) {
-    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && T::SIZE == 4 {
         // SAFETY: AVX2 detected; same ranges.
         unsafe { x86::transpose4_avx2(src, dst, na, a_dst, nb, b_src) };

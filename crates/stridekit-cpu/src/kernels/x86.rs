@@ -9,9 +9,31 @@ use std::arch::x86_64::*;
 pub(super) const NT_MIN_RUN: usize = 256;
 
 /// Orders earlier non-temporal stores before later stores.
+#[cfg(not(miri))]
 pub(super) fn sfence() {
     // SAFETY: SSE (and so `sfence`) is part of the x86_64 baseline.
     unsafe { _mm_sfence() };
+}
+
+/// A 32-byte streaming store. Under Miri, which cannot run the instruction (stdarch implements it with inline
+/// assembly), an ordinary unaligned store with the same effect on memory.
+///
+/// # Safety
+/// AVX2 is available; 32 bytes writable at `dst`, which is 32-byte aligned.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn stream32(dst: *mut u8, v: __m256i) {
+    debug_assert!((dst as usize).is_multiple_of(32));
+    #[cfg(not(miri))]
+    // SAFETY: the caller's contract (aligned, writable).
+    unsafe {
+        _mm256_stream_si256(dst.cast(), v)
+    };
+    #[cfg(miri)]
+    // SAFETY: the caller's contract (writable).
+    unsafe {
+        _mm256_storeu_si256(dst.cast(), v)
+    };
 }
 
 /// Bytes to write with scalar code before `dst` is 32-byte aligned, at most `len`.
@@ -38,16 +60,16 @@ pub(super) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
             let c = _mm256_loadu_si256(s.add(64).cast());
             let d = _mm256_loadu_si256(s.add(96).cast());
             let t = dst.add(i);
-            _mm256_stream_si256(t.cast(), a);
-            _mm256_stream_si256(t.add(32).cast(), b);
-            _mm256_stream_si256(t.add(64).cast(), c);
-            _mm256_stream_si256(t.add(96).cast(), d);
+            stream32(t, a);
+            stream32(t.add(32), b);
+            stream32(t.add(64), c);
+            stream32(t.add(96), d);
         }
         i += 128;
     }
     while i + 32 <= len {
         // SAFETY: bytes i..i+32 lie in both ranges; dst + i is 32-byte aligned.
-        unsafe { _mm256_stream_si256(dst.add(i).cast(), _mm256_loadu_si256(src.add(i).cast())) };
+        unsafe { stream32(dst.add(i), _mm256_loadu_si256(src.add(i).cast())) };
         i += 32;
     }
     // SAFETY: the tail i..len of both ranges.
@@ -62,7 +84,7 @@ pub(super) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
 #[inline]
 unsafe fn store(dst: *mut u8, v: __m256i, nt: bool) {
     // SAFETY: the caller's contract.
-    unsafe { if nt { _mm256_stream_si256(dst.cast(), v) } else { _mm256_storeu_si256(dst.cast(), v) } }
+    unsafe { if nt { stream32(dst, v) } else { _mm256_storeu_si256(dst.cast(), v) } }
 }
 
 /// Reverses the elements of `T` inside a 32-byte vector.
@@ -294,8 +316,7 @@ pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_
                     // Prefetching is a hint that never faults; wrapping_offset keeps the address computation
                     // defined even where it would leave the allocation.
                     let p = src.wrapping_offset(c1 as isize * 4 + line as isize + b * b_src);
-                    // SAFETY: prefetch has no memory-safety requirements.
-                    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+                    _mm_prefetch::<_MM_HINT_T0>(p.cast());
                 }
             }
         }
