@@ -5,14 +5,18 @@
 //!
 //! 1. **Drop size-1 dimensions** (they never move).
 //! 2. **Order dimensions by destination stride**, largest outermost, so that the writes walk forward through the
-//!    output (the plan's output strides are never negative, so no dimension needs flipping to write forward; a
-//!    negative source stride stays a backward read, which the reverse and gather kernels handle).
+//!    output.
 //! 3. **Merge** an outer dimension into the inner one when both sides are contiguous across them
 //!    (`n_inner * stride_inner == stride_outer` in source and destination); broadcast dimensions merge too.
 //! 4. **Pick the inner kernel** from the innermost dimension: a contiguous run (bulk copy), a reversed run, a fill
 //!    (source stride 0), a strided gather, a cache-blocked transpose (when the innermost source stride is large and
 //!    another dimension reads contiguously), or a general strided scatter when the output itself is strided.
-//! 5. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
+//! 5. **Flip backward outer loops** when the copy will use streaming stores: an outer dimension with a negative
+//!    source stride is walked from its other end on both sides (source stride made positive, destination stride
+//!    negative, both start offsets moved to the far end). Every (source, destination) pair is kept; only the
+//!    order changes, so that reads run forward, which this machine's hardware prefetcher needs (a copy reading
+//!    1 KiB rows bottom-up runs at a third of the speed), while streaming stores do not care about direction.
+//! 6. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block.
 
 use crate::ExecOptions;
@@ -52,6 +56,8 @@ pub(crate) struct Program {
     pub esize: usize,
     /// Byte offset in the input of the first element copied.
     pub src_start: usize,
+    /// Byte offset in the output of the first element written (non-zero only for flipped loops).
+    pub dst_start: usize,
     /// Outer loops, outermost first.
     pub outer: Vec<Dim>,
     pub inner: Inner,
@@ -133,7 +139,19 @@ impl Program {
         for d in &dims {
             outer.push(Dim { n: count(d.n)?, src: bytes(d.src)?, dst: bytes(d.dst)?, replicate: false });
         }
-        // Step 5: replicable broadcast dimensions, from the inside out.
+        let out_bytes = usize::try_from(plan.element_count()).ok()?.checked_mul(esize)?;
+        // Step 5: flip backward outer loops when streaming stores will be used.
+        let mut src_start = isize::try_from(usize::try_from(plan.input_start()).ok()?.checked_mul(esize)?).ok()?;
+        let mut dst_start = 0isize;
+        if options.simd && out_bytes >= options.non_temporal_min_bytes {
+            for d in outer.iter_mut().filter(|d| d.src < 0) {
+                let steps = isize::try_from(d.n - 1).ok()?;
+                src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
+                dst_start = dst_start.checked_add(steps.checked_mul(d.dst)?)?;
+                (d.src, d.dst) = (-d.src, -d.dst);
+            }
+        }
+        // Step 6: replicable broadcast dimensions, from the inside out.
         let mut contiguous = inner_dst_contiguous;
         let mut block = inner_block_bytes;
         for d in outer.iter_mut().rev() {
@@ -144,10 +162,10 @@ impl Program {
             contiguous = contiguous && dst == Some(block);
             block = block.checked_mul(d.n)?;
         }
-        let out_bytes = usize::try_from(plan.element_count()).ok()?.checked_mul(esize)?;
         Some(Program {
             esize,
-            src_start: usize::try_from(plan.input_start()).ok()?.checked_mul(esize)?,
+            src_start: usize::try_from(src_start).ok()?,
+            dst_start: usize::try_from(dst_start).ok()?,
             outer,
             inner,
             out_bytes,

@@ -106,7 +106,7 @@ pub(crate) struct Checked {
 /// a validated plan never produces.
 pub(crate) fn check(program: Program) -> Option<Checked> {
     let mut ends = [0u64; 2];
-    for (end, (start, side_src)) in ends.iter_mut().zip([(program.src_start, true), (0, false)]) {
+    for (end, (start, side_src)) in ends.iter_mut().zip([(program.src_start, true), (program.dst_start, false)]) {
         let (lo, hi) = reach(start as i128, &walks(&program, side_src), program.esize);
         if lo < 0 {
             return None;
@@ -135,9 +135,12 @@ pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &E
     let simd = detect(options.simd);
     let ctx = Ctx { esize: p.esize, simd, nt: p.out_bytes >= options.non_temporal_min_bytes && simd != Simd::None };
     let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
-    // SAFETY: `src` is readable for `src.len()` bytes; adding `p.src_start` stays inside (or one past) the slice
-    // because `check` proved `p.src_start <= src_end` and the test above `src_end <= src.len()`.
-    let bases = Bases { src: unsafe { src.as_ptr().add(p.src_start) }, dst: dst.as_mut_ptr() };
+    // SAFETY: `src` is readable for `src.len()` bytes; adding `src_start` stays inside the slice because `check`
+    // proved `src_start < src_end` and the test above `src_end <= src.len()`.
+    let src = unsafe { src.as_ptr().add(p.src_start) };
+    // SAFETY: likewise for the output: `dst_start < dst_end <= dst.len()`.
+    let dst = unsafe { dst.as_mut_ptr().add(p.dst_start) };
+    let bases = Bases { src, dst };
     if parts <= 1 {
         // SAFETY: the range test above covers every byte the whole program touches.
         unsafe { run_from(p, 0, bases.src, bases.dst, ctx) };
