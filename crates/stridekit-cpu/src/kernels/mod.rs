@@ -453,7 +453,7 @@ unsafe fn transpose<T: Elem>(src: *const u8, dst: *mut u8, na: usize, a_dst: isi
     #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && T::SIZE == 4 {
         // SAFETY: AVX2 detected; same ranges.
-        unsafe { x86::transpose4_avx2(src, dst, na, a_dst, nb, b_src) };
+        unsafe { x86::transpose4_avx2(src, dst, na, a_dst, nb, b_src, ctx.nt) };
         return;
     }
     let _ = ctx;

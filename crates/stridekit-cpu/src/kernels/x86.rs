@@ -112,7 +112,9 @@ fn reverse_vector<T: Elem>(v: __m256i) -> __m256i {
     }
 }
 
-/// `dst[i] = src[-i]` for `i in 0..n` elements of `T`.
+/// `dst[i] = src[-i]` for `i in 0..n` elements of `T`. The vector blocks go from the last output block to the
+/// first, so that the source is read at rising addresses (hardware prefetchers follow forward streams far better
+/// than backward ones here) while the destination is written backwards, which streaming stores do not mind.
 ///
 /// # Safety
 /// AVX2 is available; elements `src - (n-1) ..= src` readable, `dst .. dst + n` writable; no overlap.
@@ -124,25 +126,29 @@ pub(super) unsafe fn reverse_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usiz
     let head = if nt { head_to_align(dst, n * e) / e } else { 0 };
     // A head that is not a whole number of elements cannot reach alignment: fall back to unaligned stores.
     let nt = nt && (dst as usize + head * e).is_multiple_of(32);
-    let mut i = 0;
-    while i < head {
-        // SAFETY: element i of both ranges.
-        unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) };
-        i += 1;
+    let blocks = (n - head) / per;
+    let vec_end = head + blocks * per;
+    let scalar = |i: usize| {
+        // SAFETY: element i < n of both ranges.
+        unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) }
+    };
+    // Lowest source addresses first: the tail, then the vector blocks backwards, then the head.
+    for i in (vec_end..n).rev() {
+        scalar(i);
     }
-    while i + per <= n {
-        // SAFETY: source elements i ..= i + per - 1 (backwards) are src - (i + per - 1) .. src - i, inside the range;
-        // destination elements i .. i + per inside the range, aligned when nt (checked above).
+    let mut k = blocks;
+    while k > 0 {
+        k -= 1;
+        let i = head + k * per;
+        // SAFETY: source elements i ..= i + per - 1 (backwards) are the 32 bytes from src - (i + per - 1) to src - i,
+        // inside the range (i + per <= n); destination elements i .. i + per inside the range, aligned when nt.
         unsafe {
             let v = _mm256_loadu_si256(src.sub((i + per - 1) * e).cast());
             store(dst.add(i * e), reverse_vector::<T>(v), nt);
         }
-        i += per;
     }
-    while i < n {
-        // SAFETY: element i of both ranges.
-        unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) };
-        i += 1;
+    for i in (0..head).rev() {
+        scalar(i);
     }
 }
 
@@ -284,35 +290,43 @@ unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
     }
 }
 
-/// Elements of `a` handled per chunk by [`transpose4_avx2`]: a chunk reads `CHUNK * 4` contiguous bytes from each
-/// source row `b` and writes `CHUNK` destination rows.
+/// Elements of `a` handled per chunk by [`transpose4_avx2`] without a scratch buffer: a chunk reads
+/// `CHUNK * 4` contiguous bytes from each source row `b` and writes `CHUNK` destination rows.
 const CHUNK: usize = 64;
 
-/// Transposes 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks of
-/// [`CHUNK`]; inside a chunk, 8x8 tiles go `b`-block by `b`-block, so every source row is read 256 contiguous bytes
-/// at a time while the chunk's destination rows (contiguous for NCHW -> NHWC) stay in L1. The next chunk's source
-/// lines are prefetched.
+/// Bytes of the L1-resident scratch block a streaming transpose assembles before streaming it out.
+const SCRATCH_BYTES: usize = 16 << 10;
+
+/// Transposes 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
+/// inside a chunk, 8x8 tiles go `b`-block by `b`-block, so every source row is read in runs of at least 256
+/// contiguous bytes, and the next chunk's source lines are prefetched. With `nt`, when a chunk's destination rows
+/// are contiguous (NCHW -> NHWC), the chunk is assembled in a 16 KiB scratch block in L1 and then streamed out,
+/// which saves the read-for-ownership of every destination line.
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
 /// valid; no overlap.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_dst: isize, nb: usize, b_src: isize) {
-    let one = |a: usize, b: usize| {
-        let (a, b) = (a as isize, b as isize);
-        // SAFETY: (a, b) inside the caller's ranges (callers pass a < na, b < nb).
-        unsafe {
-            dst.offset(a * a_dst + b * 4)
-                .cast::<u32>()
-                .write_unaligned(src.offset(a * 4 + b * b_src).cast::<u32>().read_unaligned())
-        }
-    };
+pub(super) unsafe fn transpose4_avx2(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+    nt: bool,
+) {
+    let row_bytes = nb * 4;
+    let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * 8 <= SCRATCH_BYTES;
+    let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / 8 * 8).min(256) } else { CHUNK };
+    let mut scratch = [_mm256_setzero_si256(); SCRATCH_BYTES / 32];
+    let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
     let mut c0 = 0;
     while c0 < na {
-        let c1 = (c0 + CHUNK).min(na);
+        let c1 = (c0 + chunk).min(na);
         if c1 < na {
             for b in 0..nb as isize {
-                for line in (0..CHUNK * 4).step_by(64) {
+                for line in (0..chunk * 4).step_by(64) {
                     // Prefetching is a hint that never faults; wrapping_offset keeps the address computation
                     // defined even where it would leave the allocation.
                     let p = src.wrapping_offset(c1 as isize * 4 + line as isize + b * b_src);
@@ -320,6 +334,18 @@ pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_
                 }
             }
         }
+        // Element (a, b) of this chunk goes to out + (a - out_a0) * a_dst + b * 4.
+        let (out, out_a0) = if use_scratch { (scratch_ptr, c0) } else { (dst, 0) };
+        let one = |a: usize, b: usize| {
+            let (ai, bi) = (a as isize, b as isize);
+            // SAFETY: (a, b) inside the caller's ranges (a < na, b < nb); with scratch, (a - c0) < chunk rows of
+            // row_bytes, inside the scratch block.
+            unsafe {
+                out.offset((a - out_a0) as isize * a_dst + bi * 4)
+                    .cast::<u32>()
+                    .write_unaligned(src.offset(ai * 4 + bi * b_src).cast::<u32>().read_unaligned())
+            }
+        };
         let mut b0 = 0;
         while b0 < nb {
             let full_b = b0 + 8 <= nb;
@@ -327,8 +353,16 @@ pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_
             while a0 < c1 {
                 if full_b && a0 + 8 <= c1 {
                     let (a, b) = (a0 as isize, b0 as isize);
-                    // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside both ranges (a0 + 8 <= na, b0 + 8 <= nb).
-                    unsafe { tile8(src.offset(a * 4 + b * b_src), dst.offset(a * a_dst + b * 4), a_dst, b_src) };
+                    // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside the source range and inside the
+                    // destination range (or the scratch block, rows a0 - c0 .. a0 - c0 + 8 < chunk).
+                    unsafe {
+                        tile8(
+                            src.offset(a * 4 + b * b_src),
+                            out.offset((a0 - out_a0) as isize * a_dst + b * 4),
+                            a_dst,
+                            b_src,
+                        )
+                    };
                 } else {
                     for a in a0..(a0 + 8).min(c1) {
                         for b in b0..(b0 + 8).min(nb) {
@@ -339,6 +373,11 @@ pub(super) unsafe fn transpose4_avx2(src: *const u8, dst: *mut u8, na: usize, a_
                 a0 += 8;
             }
             b0 += 8;
+        }
+        if use_scratch {
+            // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each); the destination rows c0..c1
+            // are contiguous too (a_dst == row_bytes) and inside the destination range.
+            unsafe { copy_nt_avx2(scratch_ptr, dst.offset(c0 as isize * a_dst), (c1 - c0) * row_bytes) };
         }
         c0 = c1;
     }
