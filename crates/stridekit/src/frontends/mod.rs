@@ -84,9 +84,11 @@ impl Slice1Params {
             .collect()
     }
 
-    /// A [`Slice1Desc`] with these parameters on packed input and output tensors of `data_type`. Fails only when a
-    /// packed tensor of these sizes is not a valid buffer tensor (for instance more than 2^32 - 1 elements, R-BT-6);
-    /// the window rules then hold by construction, and [`Slice1Desc::validate`] checks the rest (rank, type tables).
+    /// A [`Slice1Desc`] with these parameters on packed input and output tensors of `data_type`. Fails only when the
+    /// minimum size of a packed tensor of these sizes cannot be computed ([`crate::calc_buffer_tensor_size`]'s errors:
+    /// a rank outside 1..=8, a zero size, 64-bit overflow). The description is not validated:
+    /// [`Slice1Desc::validate`] checks the buffer-tensor rules (such as R-BT-6's limit of 2^32 - 1 elements), the
+    /// rank and the type tables; the window rules hold by construction.
     pub fn to_packed_desc(&self, data_type: DataType) -> Result<Slice1Desc, TensorDescError> {
         Ok(Slice1Desc {
             input: BufferTensorDesc::packed(data_type, &self.input_sizes)?,
