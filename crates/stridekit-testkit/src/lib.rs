@@ -2,7 +2,7 @@
 //!
 //! Test support shared by every stridekit backend (not published):
 //!
-//! - [`reference`]: a naive Slice1 written straight from DirectML's pseudocode. It works on the [`Slice1Desc`] itself,
+//! - [`reference`](mod@reference): a naive Slice1 written straight from DirectML's pseudocode. It works on the [`Slice1Desc`] itself,
 //!   not on a [`Slice1Plan`](stridekit::Slice1Plan), so a bug in the plan's arithmetic cannot hide in both.
 //! - [`strategies`]: proptest strategies for valid Slice1 descriptions with input bytes (ranks 1..=8, every byte-sized
 //!   data type, broadcast, padded and permuted layouts, negative window strides) and for near-invalid ones.

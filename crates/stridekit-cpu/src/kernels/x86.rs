@@ -294,13 +294,14 @@ unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
 /// `CHUNK * 4` contiguous bytes from each source row `b` and writes `CHUNK` destination rows.
 const CHUNK: usize = 64;
 
-/// Bytes of the L1-resident scratch block a streaming transpose assembles before streaming it out.
-const SCRATCH_BYTES: usize = 16 << 10;
+/// Bytes of the (L1/L2-resident) scratch block a streaming transpose assembles before streaming it out. 64 KiB
+/// measured faster than 16 KiB on the development machine (NCHW -> NHWC f32: 18-19 GB/s against 16).
+const SCRATCH_BYTES: usize = 64 << 10;
 
 /// Transposes 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
 /// inside a chunk, 8x8 tiles go `b`-block by `b`-block, so every source row is read in runs of at least 256
 /// contiguous bytes, and the next chunk's source lines are prefetched. With `nt`, when a chunk's destination rows
-/// are contiguous (NCHW -> NHWC), the chunk is assembled in a 16 KiB scratch block in L1 and then streamed out,
+/// are contiguous (NCHW -> NHWC), the chunk is assembled in a 64 KiB scratch block and then streamed out,
 /// which saves the read-for-ownership of every destination line.
 ///
 /// # Safety
