@@ -320,7 +320,8 @@ pub(super) unsafe fn transpose4_avx2(
     let row_bytes = nb * 4;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * 8 <= SCRATCH_BYTES;
     let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / 8 * 8).min(256) } else { CHUNK };
-    let mut scratch = [_mm256_setzero_si256(); SCRATCH_BYTES / 32];
+    // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
+    let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
     let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
     let mut c0 = 0;
     while c0 < na {
@@ -376,8 +377,9 @@ pub(super) unsafe fn transpose4_avx2(
             b0 += 8;
         }
         if use_scratch {
-            // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each); the destination rows c0..c1
-            // are contiguous too (a_dst == row_bytes) and inside the destination range.
+            // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each), every byte of them written
+            // above (each element (a, b) of the chunk once); the destination rows c0..c1 are contiguous too
+            // (a_dst == row_bytes) and inside the destination range.
             unsafe { copy_nt_avx2(scratch_ptr, dst.offset(c0 as isize * a_dst), (c1 - c0) * row_bytes) };
         }
         c0 = c1;
