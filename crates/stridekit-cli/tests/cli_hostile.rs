@@ -2,7 +2,7 @@
 //! the documented exit code, no panic, no partial output file, and an existing output left untouched.
 
 mod common;
-use common::{npy, npy_header as header, run, stderr};
+use common::{npy_header as header, run, stderr};
 use std::path::{Path, PathBuf};
 
 const EXISTING: &[u8] = b"precious bytes that must survive a failed run";
