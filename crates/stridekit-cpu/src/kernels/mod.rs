@@ -451,9 +451,9 @@ unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize,
 /// not overlap.
 unsafe fn transpose<T: Elem>(src: *const u8, dst: *mut u8, na: usize, a_dst: isize, nb: usize, b_src: isize, ctx: Ctx) {
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && T::SIZE == 4 {
+    if ctx.simd == Simd::Avx2 {
         // SAFETY: AVX2 detected; same ranges.
-        unsafe { x86::transpose4_avx2(src, dst, na, a_dst, nb, b_src, ctx.nt) };
+        unsafe { x86::transpose_avx2::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };
         return;
     }
     let _ = ctx;

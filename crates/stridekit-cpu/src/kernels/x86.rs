@@ -374,25 +374,97 @@ unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
     }
 }
 
-/// Elements of `a` handled per chunk by [`transpose4_avx2`] without a scratch buffer: a chunk reads
-/// `CHUNK * 4` contiguous bytes from each source row `b` and writes `CHUNK` destination rows.
-const CHUNK: usize = 64;
+/// One round of a 128-bit transpose network over `N` registers of `N` rows of `16 / N`-byte elements: the
+/// registers hold `cols` column blocks of `N / cols` row groups (index `c * groups + q`); interleaving the
+/// `width`-bit units of row groups `2q` and `2q + 1` doubles the column blocks and halves the row groups.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width: u32) -> [__m128i; N] {
+    let groups = N / cols;
+    let mut out = *v;
+    for c in 0..cols {
+        for q in 0..groups / 2 {
+            let (a, b) = (v[c * groups + 2 * q], v[c * groups + 2 * q + 1]);
+            let (lo, hi) = match width {
+                8 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+                16 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+                32 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+                _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            };
+            out[2 * c * (groups / 2) + q] = lo;
+            out[(2 * c + 1) * (groups / 2) + q] = hi;
+        }
+    }
+    out
+}
+
+/// Transposes one full `N x N` tile of `16 / N`-byte elements (16 rows of bytes, or 8 rows of 2-byte elements),
+/// `dst[a * a_dst + b] = src[a + b * b_src]`, with `log2 N` rounds of SSE2 unpacks.
+///
+/// # Safety
+/// AVX2 is available; the `N` source rows of 16 bytes at `src + b * b_src` and the `N` destination rows of 16 bytes
+/// at `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 16 bytes at src + j * b_src (the caller's contract).
+    let mut v: [__m128i; N] =
+        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.offset(j as isize * b_src).cast()) });
+    let (mut cols, mut width) = (1, 128 / N as u32);
+    while cols < N {
+        v = unpack_round(&v, cols, width);
+        (cols, width) = (cols * 2, width * 2);
+    }
+    for (a, row) in v.into_iter().enumerate() {
+        // SAFETY: row a of the destination tile is 16 bytes at dst + a * a_dst (the caller's contract).
+        unsafe { _mm_storeu_si128(dst.offset(a as isize * a_dst).cast(), row) };
+    }
+}
+
+/// Transposes one full 4x4 tile of 8-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`.
+///
+/// # Safety
+/// AVX2 is available; the 4 source rows of 32 bytes at `src + b * b_src` and the 4 destination rows of 32 bytes at
+/// `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn tile4x8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
+    let row = |j: isize| unsafe { _mm256_loadu_si256(src.offset(j * b_src).cast()) };
+    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+    let (t0, t1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+    let (t2, t3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+    let out = [
+        _mm256_permute2x128_si256::<0x20>(t0, t2),
+        _mm256_permute2x128_si256::<0x20>(t1, t3),
+        _mm256_permute2x128_si256::<0x31>(t0, t2),
+        _mm256_permute2x128_si256::<0x31>(t1, t3),
+    ];
+    for (i, v) in out.into_iter().enumerate() {
+        // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
+        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), v) };
+    }
+}
+
+/// Source bytes of each row `b` a chunk reads when no scratch block is used (64 elements of 4 bytes).
+const CHUNK_BYTES: usize = 256;
 
 /// Bytes of the (L1/L2-resident) scratch block a streaming transpose assembles before streaming it out. 64 KiB
 /// measured faster than 16 KiB on the development machine (NCHW -> NHWC f32: 18-19 GB/s against 16).
 const SCRATCH_BYTES: usize = 64 << 10;
 
-/// Transposes 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
-/// inside a chunk, 8x8 tiles go `b`-block by `b`-block, so every source row is read in runs of at least 256
-/// contiguous bytes, and the next chunk's source lines are prefetched. With `nt`, when a chunk's destination rows
-/// are contiguous (NCHW -> NHWC), the chunk is assembled in a 64 KiB scratch block and then streamed out,
-/// which saves the read-for-ownership of every destination line.
+/// Transposes elements of `T`: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
+/// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
+/// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
+/// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
+/// assembled in a 64 KiB scratch block and then streamed out, which saves the read-for-ownership of every
+/// destination line.
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
 /// valid; no overlap.
 #[target_feature(enable = "avx2")]
-pub(super) unsafe fn transpose4_avx2(
+pub(super) unsafe fn transpose_avx2<T: Elem>(
     src: *const u8,
     dst: *mut u8,
     na: usize,
@@ -401,64 +473,73 @@ pub(super) unsafe fn transpose4_avx2(
     b_src: isize,
     nt: bool,
 ) {
-    let row_bytes = nb * 4;
-    let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * 8 <= SCRATCH_BYTES;
-    let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / 8 * 8).min(256) } else { CHUNK };
+    let e = T::SIZE;
+    let tile = match e {
+        1 => 16,
+        8 => 4,
+        _ => 8,
+    };
+    let row_bytes = nb * e;
+    let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
+    let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / tile * tile).min(256) } else { CHUNK_BYTES / e };
     // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
     let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
+    let ei = e as isize;
     let mut c0 = 0;
     while c0 < na {
         let c1 = (c0 + chunk).min(na);
         if c1 < na {
             for b in 0..nb as isize {
-                for line in (0..chunk * 4).step_by(64) {
+                for line in (0..chunk * e).step_by(64) {
                     // Prefetching is a hint that never faults; wrapping_offset keeps the address computation
                     // defined even where it would leave the allocation.
-                    let p = src.wrapping_offset(c1 as isize * 4 + line as isize + b * b_src);
+                    let p = src.wrapping_offset(c1 as isize * ei + line as isize + b * b_src);
                     _mm_prefetch::<_MM_HINT_T0>(p.cast());
                 }
             }
         }
-        // Element (a, b) of this chunk goes to out + (a - out_a0) * a_dst + b * 4.
+        // Element (a, b) of this chunk goes to out + (a - out_a0) * a_dst + b * e.
         let (out, out_a0) = if use_scratch { (scratch_ptr, c0) } else { (dst, 0) };
         let one = |a: usize, b: usize| {
             let (ai, bi) = (a as isize, b as isize);
             // SAFETY: (a, b) inside the caller's ranges (a < na, b < nb); with scratch, (a - c0) < chunk rows of
             // row_bytes, inside the scratch block.
             unsafe {
-                out.offset((a - out_a0) as isize * a_dst + bi * 4)
-                    .cast::<u32>()
-                    .write_unaligned(src.offset(ai * 4 + bi * b_src).cast::<u32>().read_unaligned())
+                out.offset((a - out_a0) as isize * a_dst + bi * ei)
+                    .cast::<T>()
+                    .write_unaligned(src.offset(ai * ei + bi * b_src).cast::<T>().read_unaligned())
             }
         };
         let mut b0 = 0;
         while b0 < nb {
-            let full_b = b0 + 8 <= nb;
+            let full_b = b0 + tile <= nb;
             let mut a0 = c0;
             while a0 < c1 {
-                if full_b && a0 + 8 <= c1 {
+                if full_b && a0 + tile <= c1 {
                     let (a, b) = (a0 as isize, b0 as isize);
-                    // SAFETY: the 8x8 tile a0..a0+8, b0..b0+8 lies inside the source range and inside the
-                    // destination range (or the scratch block, rows a0 - c0 .. a0 - c0 + 8 < chunk).
+                    // SAFETY: the tile a0 .. a0 + tile, b0 .. b0 + tile lies inside the source range and inside
+                    // the destination range (or the scratch block, rows a0 - c0 .. a0 - c0 + tile <= chunk).
                     unsafe {
-                        tile8(
-                            src.offset(a * 4 + b * b_src),
-                            out.offset((a0 - out_a0) as isize * a_dst + b * 4),
-                            a_dst,
-                            b_src,
-                        )
+                        let (s, d) =
+                            (src.offset(a * ei + b * b_src), out.offset((a0 - out_a0) as isize * a_dst + b * ei));
+                        match e {
+                            1 => tile16::<16>(s, d, a_dst, b_src),
+                            2 => tile16::<8>(s, d, a_dst, b_src),
+                            4 => tile8(s, d, a_dst, b_src),
+                            _ => tile4x8(s, d, a_dst, b_src),
+                        }
                     };
                 } else {
-                    for a in a0..(a0 + 8).min(c1) {
-                        for b in b0..(b0 + 8).min(nb) {
+                    for a in a0..(a0 + tile).min(c1) {
+                        for b in b0..(b0 + tile).min(nb) {
                             one(a, b);
                         }
                     }
                 }
-                a0 += 8;
+                a0 += tile;
             }
-            b0 += 8;
+            b0 += tile;
         }
         if use_scratch {
             // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each), every byte of them written
