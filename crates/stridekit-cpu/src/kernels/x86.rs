@@ -195,7 +195,7 @@ pub(super) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize
         return false;
     }
     let k = stride / e;
-    // SAFETY (all arms): the caller's contract; K * e is the byte stride's magnitude.
+    // SAFETY: for all arms, the caller's contract; K * e is the byte stride's magnitude.
     unsafe {
         match k.unsigned_abs() {
             2 => gather_k::<T, 2>(src, dst, n, k < 0, nt),
@@ -228,7 +228,7 @@ fn gather_masks(e: usize, k: usize) -> [[i8; 32]; 4] {
 #[target_feature(enable = "avx2")]
 #[inline]
 unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; 4]) -> __m256i {
-    // SAFETY (every load): the loads cover bytes p .. p + 32 K, the caller's range.
+    // SAFETY: for every load, the loads cover bytes p .. p + 32 K, the caller's range.
     unsafe {
         if T::SIZE == 4 && K == 2 {
             // Two 8-element vectors; `shufps` keeps the even elements of each 128-bit half, `vpermq` orders them.
@@ -286,7 +286,7 @@ unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut u8, n: usi
     let start = if neg && head == 0 { per.min(n) } else { head };
     let room = if neg { n - start } else { n.saturating_sub(start + 1) };
     let vec_end = start + room / per * per;
-    // SAFETY (both closures): callers pass i < n, an element of the caller's source range.
+    // SAFETY: callers pass i < n, an element of the caller's source range.
     let elem = |i: usize| unsafe { if neg { src.sub(i * step) } else { src.add(i * step) } };
     let scalar = |i: usize| {
         // SAFETY: element i < n of both ranges.
