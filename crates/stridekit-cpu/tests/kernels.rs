@@ -73,6 +73,19 @@ fn transposes_nchw_to_nhwc_and_back() {
 }
 
 #[test]
+fn transposes_into_long_rows_stream_whole_lines() {
+    // NHWC -> NCHW with planes of 320 elements: every destination row a multiple of 32 bytes long, long enough for
+    // whole 256-byte column blocks after the alignment head, and a channel count that leaves a ragged tile.
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        let (c, h, w) = (M.max(17), 8, 40);
+        let nhwc = [c * h * w, 1, w * c, c];
+        case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+        // The same with a reversed W: the source walks backwards, the destination is unchanged.
+        case(dt, &[1, c, h, w], Some(&nhwc), &[0; 4], &[1, c, h, w], &[1, 1, 1, -1], &[1, c, h, w], None);
+    }
+}
+
+#[test]
 fn broadcasts_fill_and_replicate() {
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
         // Row broadcast: the inner row is copied once, then replicated.

@@ -474,13 +474,14 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
     nt: bool,
 ) {
     let e = T::SIZE;
-    let tile = match e {
-        1 => 16,
-        8 => 4,
-        _ => 8,
-    };
+    let tile = tile_size(e);
     let row_bytes = nb * e;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
+    if nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES {
+        // SAFETY: the caller's contract; the conditions of the column-streaming form hold.
+        unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
+        return;
+    }
     let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / tile * tile).min(256) } else { CHUNK_BYTES / e };
     // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
@@ -523,12 +524,7 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
                     unsafe {
                         let (s, d) =
                             (src.offset(a * ei + b * b_src), out.offset((a0 - out_a0) as isize * a_dst + b * ei));
-                        match e {
-                            1 => tile16::<16>(s, d, a_dst, b_src),
-                            2 => tile16::<8>(s, d, a_dst, b_src),
-                            4 => tile8(s, d, a_dst, b_src),
-                            _ => tile4x8(s, d, a_dst, b_src),
-                        }
+                        tile_for::<T>(s, d, a_dst, b_src)
                     };
                 } else {
                     for a in a0..(a0 + tile).min(c1) {
@@ -548,5 +544,118 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
             unsafe { copy_nt_avx2(scratch_ptr, dst.offset(c0 as isize * a_dst), (c1 - c0) * row_bytes) };
         }
         c0 = c1;
+    }
+}
+
+/// Elements per side of the square SIMD tile for `e`-byte elements.
+const fn tile_size(e: usize) -> usize {
+    match e {
+        1 => 16,
+        8 => 4,
+        _ => 8,
+    }
+}
+
+/// Transposes one full tile of [`tile_size`] elements of `T` per side.
+///
+/// # Safety
+/// As for the tile function of the size: every source row `src + b * b_src` and destination row `dst + a * a_dst`
+/// of `tile_size * size_of T` bytes is valid; no overlap; AVX2 is available.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn tile_for<T: Elem>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: the caller's contract, which is each tile function's.
+    unsafe {
+        match T::SIZE {
+            1 => tile16::<16>(src, dst, a_dst, b_src),
+            2 => tile16::<8>(src, dst, a_dst, b_src),
+            4 => tile8(src, dst, a_dst, b_src),
+            _ => tile4x8(src, dst, a_dst, b_src),
+        }
+    }
+}
+
+/// Bytes of each destination row that [`transpose_stream_cols`] assembles per block (four cache lines).
+const COL_BLOCK: usize = 256;
+
+/// The transpose of [`transpose_avx2`] when the destination rows `a` are long (NHWC -> NCHW: few rows of a whole
+/// plane each, `a_dst` a multiple of 32) and there are few of them (`na * COL_BLOCK` fits the scratch block). Written row by
+/// row in 32-byte pieces, such a transpose keeps `na` partial lines in flight per row block and pays a
+/// read-for-ownership for each; here a block of `COL_BLOCK` bytes of every row is assembled in scratch from the
+/// contiguous source rows, then streamed out as whole, aligned lines. Columns before the first 32-byte aligned
+/// destination column and after the last whole block take the plain tiled path.
+///
+/// # Safety
+/// As for [`transpose_avx2`]; in addition `a_dst > 0`, `a_dst % 32 == 0` and `na * COL_BLOCK <= SCRATCH_BYTES`.
+#[target_feature(enable = "avx2")]
+unsafe fn transpose_stream_cols<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+) {
+    let e = T::SIZE;
+    let ei = e as isize;
+    let tile = tile_size(e);
+    let wb = COL_BLOCK / e;
+    let head_bytes = head_to_align(dst, nb * e);
+    // A destination that is not element-aligned cannot be brought to 32-byte alignment: no streaming blocks.
+    let (head, blocks) = if head_bytes % e == 0 { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
+    let body_end = head + blocks * wb;
+    // SAFETY: columns 0 .. head and body_end .. nb are sub-ranges of the caller's (a, b) ranges, run without
+    // streaming (so this function is not re-entered).
+    unsafe {
+        transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false);
+        let (bs, bd) = (body_end as isize * b_src, body_end as isize * ei);
+        transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false);
+    }
+    // Left uninitialised: every block writes rows 0 .. na of COL_BLOCK bytes before they are streamed out.
+    let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
+    let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
+    let cb = COL_BLOCK as isize;
+    for blk in 0..blocks {
+        let b0 = (head + blk * wb) as isize;
+        // Source rows b0 + bb .. + tile (contiguous, `tile` rows of `na` elements) are consumed one group at a
+        // time, so the source is read strictly forwards; the scratch rows take `tile` elements each.
+        let full_a = na / tile * tile;
+        for bb in (0..wb as isize).step_by(tile) {
+            for a in (0..full_a as isize).step_by(tile) {
+                // SAFETY: source tile rows b0 + bb .. + tile, elements a .. a + tile, inside the caller's range
+                // (b0 + bb + tile <= body_end <= nb, a + tile <= na); scratch rows a .. a + tile at bytes
+                // bb * e .. (bb + tile) * e of COL_BLOCK, inside the block (na * COL_BLOCK <= SCRATCH_BYTES).
+                unsafe {
+                    tile_for::<T>(
+                        src.offset(a * ei + (b0 + bb) * b_src),
+                        scratch_ptr.offset(a * cb + bb * ei),
+                        cb,
+                        b_src,
+                    )
+                };
+            }
+        }
+        for ai in full_a as isize..na as isize {
+            for bb in 0..wb as isize {
+                // SAFETY: element (ai, b0 + bb) of the source range; byte bb * e of scratch row ai.
+                unsafe {
+                    scratch_ptr
+                        .offset(ai * cb + bb * ei)
+                        .cast::<T>()
+                        .write_unaligned(src.offset(ai * ei + (b0 + bb) * b_src).cast::<T>().read_unaligned())
+                };
+            }
+        }
+        for a in 0..na as isize {
+            for piece in (0..cb).step_by(32) {
+                // SAFETY: scratch row a was fully written above; the destination bytes b0 * e + piece .. + 32 of
+                // row a lie inside the block b0 .. b0 + wb of the caller's range, 32-byte aligned (dst + head * e
+                // is aligned, a_dst and COL_BLOCK are multiples of 32).
+                unsafe {
+                    let v = _mm256_loadu_si256(scratch_ptr.offset(a * cb + piece).cast());
+                    stream32(dst.offset(a * a_dst + b0 * ei + piece), v);
+                }
+            }
+        }
     }
 }
