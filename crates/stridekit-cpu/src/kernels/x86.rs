@@ -602,7 +602,8 @@ unsafe fn transpose_stream_cols<T: Elem>(
     let wb = COL_BLOCK / e;
     let head_bytes = head_to_align(dst, nb * e);
     // A destination that is not element-aligned cannot be brought to 32-byte alignment: no streaming blocks.
-    let (head, blocks) = if head_bytes % e == 0 { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
+    let (head, blocks) =
+        if head_bytes.is_multiple_of(e) { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
     let body_end = head + blocks * wb;
     // SAFETY: columns 0 .. head and body_end .. nb are sub-ranges of the caller's (a, b) ranges, run without
     // streaming (so this function is not re-entered).
