@@ -605,12 +605,16 @@ unsafe fn transpose_stream_cols<T: Elem>(
     let (head, blocks) =
         if head_bytes.is_multiple_of(e) { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
     let body_end = head + blocks * wb;
-    // SAFETY: columns 0 .. head and body_end .. nb are sub-ranges of the caller's (a, b) ranges, run without
-    // streaming (so this function is not re-entered).
-    unsafe {
-        transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false);
+    // Columns 0 .. head and body_end .. nb: sub-ranges of the caller's (a, b) ranges, run without streaming (so
+    // this function is not re-entered). An empty range is skipped: its start may lie outside the allocation.
+    if head > 0 {
+        // SAFETY: columns 0 .. head of the caller's range.
+        unsafe { transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false) };
+    }
+    if body_end < nb {
         let (bs, bd) = (body_end as isize * b_src, body_end as isize * ei);
-        transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false);
+        // SAFETY: columns body_end .. nb of the caller's range; column body_end exists.
+        unsafe { transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false) };
     }
     // Left uninitialised: every block writes rows 0 .. na of COL_BLOCK bytes before they are streamed out.
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
