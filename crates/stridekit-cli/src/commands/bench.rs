@@ -43,6 +43,9 @@ pub struct BenchArgs {
     /// Print one JSON object per case instead of the table.
     #[arg(long)]
     pub json: bool,
+    /// Validate every case and print its size, without allocating buffers or timing anything.
+    #[arg(long)]
+    pub check: bool,
     /// Single case: its name in the report.
     #[arg(long, default_value = "cli")]
     pub name: String,
@@ -113,6 +116,19 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let cases = load_cases(args)?;
     // Validate every case before timing any, so that an invalid one fails fast with the library's error.
     let descs = cases.iter().map(|c| Ok((c.name.clone(), describe(c)?))).collect::<Result<Vec<_>, CliError>>()?;
+    if args.check {
+        let mut out = std::io::stdout().lock();
+        for (name, desc) in &descs {
+            let elements: u64 = desc.output.sizes.iter().map(|&n| u64::from(n)).product();
+            let bytes = 2 * elements * u64::from(desc.output.data_type.size_in_bytes_rounded_up());
+            writeln!(
+                out,
+                "{name}: valid, {elements} output elements, {:.1} MiB moved",
+                bytes as f64 / (1 << 20) as f64
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
     let mut options = ExecOptions::with_threads(args.threads);
     if let Some(v) = args.nt_min_bytes {
         options.non_temporal_min_bytes = v;

@@ -1,0 +1,148 @@
+//! `stridekit bench`: one case from flags, case files, `--only`, `--check`, and the errors. Timings are never
+//! asserted (benchmarks are not tests); the figures' consistency and the verification are.
+
+mod common;
+
+use common::{run, stderr, stdout};
+use std::path::PathBuf;
+
+const DOC_CASE: [&str; 14] = [
+    "--dtype",
+    "f32",
+    "--input-sizes",
+    "1,1,4,4",
+    "--offsets",
+    "0,0,0,1",
+    "--sizes",
+    "1,1,4,3",
+    "--strides",
+    "1,1,-2,2",
+    "--output-sizes",
+    "1,1,2,2",
+    "--name",
+    "doc",
+];
+
+fn json_lines(text: &str) -> Vec<serde_json::Value> {
+    text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
+}
+
+#[test]
+fn one_case_from_flags_reports_consistent_figures() {
+    let mut args = vec!["bench", "--json", "--reps", "10", "--threads", "1"];
+    args.extend(DOC_CASE);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 1);
+    let l = &lines[0];
+    assert_eq!(l["case"], "doc");
+    // 2 x 2 float32 outputs, counted as the peers count: read + written.
+    assert_eq!(l["bytes_moved"], 32);
+    assert_eq!(l["verified"], true);
+    assert_eq!(l["threads"], 1);
+    let (median, gbps) = (l["median_s"].as_f64().unwrap(), l["gbps"].as_f64().unwrap());
+    assert!(median > 0.0 && gbps > 0.0);
+    assert!((gbps - 32.0 / median / 1e9).abs() <= 1e-9 * gbps.max(1.0));
+    let ratio = l["ratio_memcpy"].as_f64().unwrap();
+    assert!((ratio - gbps / l["memcpy_gbps"].as_f64().unwrap()).abs() <= 1e-9 * ratio.max(1.0));
+    assert!(stderr(&o).contains("[1/1] doc"), "progress on stderr: {}", stderr(&o));
+}
+
+fn case_file(dir: &tempfile::TempDir) -> PathBuf {
+    let path = dir.path().join("cases.json");
+    let text = r#"{"cases": [
+      {"name": "flip_u8", "dtype": "u8", "in_sizes": [1, 1, 8, 64], "in_strides": null,
+       "window_offsets": [0, 0, 0, 0], "window_sizes": [1, 1, 8, 64], "window_strides": [1, 1, -1, -1],
+       "out_sizes": [1, 1, 8, 64], "out_strides": [1024, 1024, 128, 1], "note": "unknown fields are ignored"},
+      {"name": "nhwc_f16", "dtype": "float16", "in_sizes": [1, 20, 4, 8], "in_strides": [640, 1, 160, 20],
+       "window_offsets": [0, 0, 0, 0], "window_sizes": [1, 20, 4, 8], "window_strides": [1, 1, 1, 1],
+       "out_sizes": [1, 20, 4, 8], "out_strides": null}
+    ]}"#;
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+#[test]
+fn case_file_table_and_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = case_file(&dir);
+    let p = path.to_str().unwrap();
+    let o = run(&["bench", "--cases", p]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let table = stdout(&o);
+    assert!(table.starts_with("case "), "{table}");
+    for name in ["flip_u8", "nhwc_f16"] {
+        let row = table.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name} in {table}"));
+        assert!(row.trim_end().ends_with("yes"), "verified: {row}");
+    }
+    let o = run(&["bench", "--cases", p, "--only", "nhwc_f16", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 1);
+    assert_eq!(lines[0]["case"], "nhwc_f16");
+    assert_eq!(lines[0]["bytes_moved"], 2 * 640 * 2);
+    let o = run(&["bench", "--cases", p, "--only", "nope"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no case named 'nope'"), "{}", stderr(&o));
+}
+
+#[test]
+fn check_validates_without_timing() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = case_file(&dir);
+    let o = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "flip_u8: valid, 512 output elements, 0.0 MiB moved\nnhwc_f16: valid, 640 output elements, 0.0 MiB moved\n"
+    );
+    assert!(!stderr(&o).contains("[1/"), "nothing is timed: {}", stderr(&o));
+}
+
+/// The case files shipped in bench/ and the peer benchmark's (when `../shared` is beside the repository, as in
+/// CI) describe valid slices.
+#[test]
+fn shipped_case_files_are_valid() {
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut files: Vec<PathBuf> =
+        ["bench/gathers.json", "bench/transposes.json"].iter().map(|f| root.join(f)).collect();
+    let shared = root.join("../shared/bench/cases.json");
+    if shared.exists() {
+        files.push(shared);
+    } else {
+        eprintln!("note: {} not found; checked the repository's case files only", shared.display());
+    }
+    for f in files {
+        let o = run(&["bench", "--check", "--cases", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}: {}", f.display(), stderr(&o));
+        assert!(stdout(&o).lines().count() >= 7, "{}: {}", f.display(), stdout(&o));
+        assert!(stdout(&o).lines().all(|l| l.contains(": valid, ")), "{}", stdout(&o));
+    }
+}
+
+#[test]
+fn invalid_cases_and_arguments_exit_2() {
+    // The window runs past the input: the library's rule, before anything is timed.
+    let mut args = vec!["bench"];
+    args.extend(DOC_CASE);
+    args[4] = "1,1,3,4";
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("error[R-"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
+    // A case flag missing.
+    let o = run(&["bench", "--dtype", "f32"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--input-sizes"), "{}", stderr(&o));
+    // Not a case file.
+    let dir = tempfile::tempdir().unwrap();
+    let bad = dir.path().join("bad.json");
+    std::fs::write(&bad, "{\"cases\": 3}").unwrap();
+    let o = run(&["bench", "--cases", bad.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("not a bench case file"), "{}", stderr(&o));
+    // A missing case file is an I/O error.
+    let o = run(&["bench", "--cases", dir.path().join("missing.json").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
