@@ -458,7 +458,7 @@ const SCRATCH_BYTES: usize = 64 << 10;
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
 /// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
 /// assembled in a 64 KiB scratch block and then streamed out, which saves the read-for-ownership of every
-/// destination line.
+/// destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`] streams column blocks instead.
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
