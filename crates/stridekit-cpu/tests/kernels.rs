@@ -79,8 +79,11 @@ fn transposes_into_long_rows_stream_whole_lines() {
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
         let (c, h, w) = (M.max(17), 8, 40);
         let nhwc = [c * h * w, 1, w * c, c];
-        case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
-        // The same with a reversed W: the source walks backwards, the destination is unchanged.
+        if !cfg!(miri) {
+            case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+        }
+        // The same with a reversed W: the source walks backwards, the destination is unchanged. Under Miri only
+        // this one, which reaches every branch of the kernel and the negative source stride.
         case(dt, &[1, c, h, w], Some(&nhwc), &[0; 4], &[1, c, h, w], &[1, 1, 1, -1], &[1, c, h, w], None);
     }
 }
