@@ -9,6 +9,7 @@ mod commands;
 mod error;
 mod parse;
 mod render;
+mod window;
 
 use clap::Parser;
 use std::process::ExitCode;

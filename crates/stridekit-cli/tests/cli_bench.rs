@@ -88,6 +88,33 @@ fn case_file_table_and_only() {
 }
 
 #[test]
+fn one_case_window_flags_default_as_in_slice() {
+    // Only the input: the whole input, unit strides; MaxCopiedElements per dimension from --strides.
+    let o = run(&["bench", "--check", "--dtype", "u8", "--input-sizes", "2,3,40", "--strides", "1,1,-3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "cli: valid, 84 output elements, 0.0 MiB moved\n");
+    let o = run(&["bench", "--check", "--dtype", "f32", "--input-sizes", "4,5", "--offsets", "1,2"]);
+    assert_eq!(stdout(&o), "cli: valid, 9 output elements, 0.0 MiB moved\n", "{}", stderr(&o));
+    // Planes to pixels (CHW -> HWC) from the input sizes and the output strides alone, timed and verified.
+    let o = run(&["bench", "--json", "--dtype", "u8", "--input-sizes", "3,8,40", "--output-strides", "1,120,3"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!((lines[0]["bytes_moved"].as_u64(), lines[0]["verified"].as_bool()), (Some(2 * 960), Some(true)));
+}
+
+#[test]
+fn a_bare_list_of_cases_is_a_case_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("list.json");
+    let text = r#"[{"name": "rows", "dtype": "i32", "in_sizes": [4, 6], "in_strides": null, "window_offsets": [1, 0],
+        "window_sizes": [3, 6], "window_strides": [1, 2], "out_sizes": [3, 3], "out_strides": null}]"#;
+    std::fs::write(&path, text).unwrap();
+    let o = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(stdout(&o), "rows: valid, 9 output elements, 0.0 MiB moved\n");
+}
+
+#[test]
 fn check_validates_without_timing() {
     let dir = tempfile::tempdir().unwrap();
     let path = case_file(&dir);
@@ -131,7 +158,7 @@ fn invalid_cases_and_arguments_exit_2() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(stderr(&o).contains("error[R-"), "{}", stderr(&o));
     assert!(stdout(&o).is_empty());
-    // A case flag missing.
+    // A case flag without a default missing.
     let o = run(&["bench", "--dtype", "f32"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("--input-sizes"), "{}", stderr(&o));

@@ -73,6 +73,22 @@ fn transposes_nchw_to_nhwc_and_back() {
 }
 
 #[test]
+fn interleaves_planes_into_pixels() {
+    // CHW -> HWC with 2, 3 and 4 channels (the interleave kernel) and 5 (the tiles' edge loop). Planes of 3 x 13
+    // values: more than two 16-byte blocks of 1-byte elements with a ragged tail. The second image's output starts
+    // one element later (padded batch stride), so its destination is misaligned whatever the first one's was.
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
+        let (h, w) = (3, 13);
+        for c in [2, 3, 4, 5] {
+            let hwc = [c * h * w + 1, 1, w * c, c];
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            // A cropped, column-reversed window: source rows start anywhere, read through a reversed outer loop.
+            case(dt, &[2, c, h, w + 3], None, &[0, 0, 0, 2], &[2, c, h, w], &[1, 1, -1, 1], &[2, c, h, w], Some(&hwc));
+        }
+    }
+}
+
+#[test]
 fn transposes_into_long_rows_stream_whole_lines() {
     // NHWC -> NCHW with planes of 320 elements: every destination row a multiple of 32 bytes long, long enough for
     // whole 256-byte column blocks after the alignment head, and a channel count that leaves a ragged tile.

@@ -1,8 +1,9 @@
 //! `stridekit bench`: time Slice1 cases on this machine against a memcpy of the same bytes.
 //!
 //! Cases come from a JSON file with the schema of `bench/cases.json` (`{"cases": [{name, dtype, in_sizes,
-//! in_strides, window_offsets, window_sizes, window_strides, out_sizes, out_strides}, ...]}`, strides null =
-//! packed) or from flags for a single case. Per case: fill the input with a deterministic non-constant pattern,
+//! in_strides, window_offsets, window_sizes, window_strides, out_sizes, out_strides}, ...]}` or a bare list of
+//! cases, strides null = packed) or from flags for a single case (the window flags default as in `stridekit
+//! slice`: the whole input, unit strides). Per case: fill the input with a deterministic non-constant pattern,
 //! compile a [`PreparedSlice1`], warm up, verify the whole output buffer once against the testkit reference, time
 //! at least `--reps` samples (each a batch of calls lasting about a millisecond, so the clock does not dominate tiny
 //! cases), and time a single-thread memcpy of the output's element bytes right before and right after.
@@ -10,6 +11,7 @@
 
 use crate::error::CliError;
 use crate::parse;
+use crate::window::{self, WindowFlags};
 use clap::Args;
 use serde::Deserialize;
 use std::io::Write;
@@ -22,7 +24,7 @@ use stridekit_cpu::{CpuBuffer, ExecOptions, PreparedSlice1};
 /// Arguments of `stridekit bench`.
 #[derive(Debug, Args)]
 pub struct BenchArgs {
-    /// A JSON case file (the schema of bench/cases.json). Without it, one case is read from the flags below.
+    /// A JSON case file (the schema of bench/cases.json, or a bare list of its cases). Without it, one case is read from the flags below.
     #[arg(long)]
     pub cases: Option<PathBuf>,
     /// Run only these cases of the file (comma-separated names).
@@ -58,16 +60,16 @@ pub struct BenchArgs {
     /// Single case: input strides in elements (default packed).
     #[arg(long)]
     pub input_strides: Option<String>,
-    /// Single case: InputWindowOffsets.
+    /// Single case: InputWindowOffsets (default: zeros).
     #[arg(long)]
     pub offsets: Option<String>,
-    /// Single case: InputWindowSizes.
+    /// Single case: InputWindowSizes (default: the rest of each dimension from its offset).
     #[arg(long)]
     pub sizes: Option<String>,
-    /// Single case: InputWindowStrides (signed).
+    /// Single case: InputWindowStrides, signed (default: ones).
     #[arg(long, allow_hyphen_values = true)]
     pub strides: Option<String>,
-    /// Single case: output sizes.
+    /// Single case: output sizes (default: MaxCopiedElements = 1 + (size - 1) / |stride| per dimension).
     #[arg(long)]
     pub output_sizes: Option<String>,
     /// Single case: output strides in elements (default packed).
@@ -174,29 +176,40 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
 
 fn load_cases(args: &BenchArgs) -> Result<Vec<Case>, CliError> {
     let Some(path) = &args.cases else {
-        let need = |flag: &str, v: &Option<String>| {
-            v.clone().ok_or_else(|| {
-                CliError::Args(format!("bench needs --cases FILE or --{flag} (and the other case flags)"))
-            })
+        // One case from flags; the window flags default as in `stridekit slice` (the whole input, unit strides).
+        let (Some(dtype), Some(in_sizes)) = (&args.dtype, &args.input_sizes) else {
+            return Err(CliError::Args("bench needs --cases FILE, or --dtype and --input-sizes for one case".into()));
         };
-        let sizes = |flag: &str, v: &Option<String>| parse::u32_list(flag, &need(flag, v)?);
+        let in_sizes = parse::u32_list("--input-sizes", in_sizes)?;
         let optional = |flag: &str, v: &Option<String>| v.as_deref().map(|t| parse::u32_list(flag, t)).transpose();
+        let flags = WindowFlags {
+            offsets: args.offsets.as_deref(),
+            sizes: args.sizes.as_deref(),
+            strides: args.strides.as_deref(),
+            output_sizes: args.output_sizes.as_deref(),
+        };
+        let (window_offsets, window_sizes, window_strides, out_sizes) = window::resolve(flags, &in_sizes)?;
         return Ok(vec![Case {
             name: args.name.clone(),
-            dtype: need("dtype", &args.dtype)?,
-            in_sizes: sizes("input-sizes", &args.input_sizes)?,
-            in_strides: optional("input-strides", &args.input_strides)?,
-            window_offsets: sizes("offsets", &args.offsets)?,
-            window_sizes: sizes("sizes", &args.sizes)?,
-            window_strides: parse::i32_list("strides", &need("strides", &args.strides)?)?,
-            out_sizes: sizes("output-sizes", &args.output_sizes)?,
-            out_strides: optional("output-strides", &args.output_strides)?,
+            dtype: dtype.clone(),
+            in_strides: optional("--input-strides", &args.input_strides)?,
+            in_sizes,
+            window_offsets,
+            window_sizes,
+            window_strides,
+            out_sizes,
+            out_strides: optional("--output-strides", &args.output_strides)?,
         }]);
     };
     let text = std::fs::read_to_string(path).map_err(|source| CliError::Io { path: path.clone(), source })?;
-    let file: CaseFile = serde_json::from_str(&text)
-        .map_err(|e| CliError::Args(format!("{}: not a bench case file: {e}", path.display())))?;
-    let mut cases = file.cases;
+    let not_cases = |e: serde_json::Error| CliError::Args(format!("{}: not a bench case file: {e}", path.display()));
+    // Either the harness's `{"cases": [...]}` or a bare list of cases.
+    let value: serde_json::Value = serde_json::from_str(&text).map_err(not_cases)?;
+    let mut cases = if value.is_array() {
+        serde_json::from_value::<Vec<Case>>(value).map_err(not_cases)?
+    } else {
+        serde_json::from_value::<CaseFile>(value).map_err(not_cases)?.cases
+    };
     if !args.only.is_empty() {
         if let Some(missing) = args.only.iter().find(|n| !cases.iter().any(|c| &c.name == *n)) {
             return Err(CliError::Args(format!("--only: no case named '{missing}' in {}", path.display())));

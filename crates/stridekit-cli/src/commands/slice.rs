@@ -9,6 +9,7 @@
 //!   otherwise the data is copied into a buffer of that size, zero-padded.
 
 use crate::error::CliError;
+use crate::window::{self, WindowFlags};
 use crate::{chunks, parse};
 use clap::Args;
 use std::borrow::Cow;
@@ -82,6 +83,17 @@ struct Input {
     shape: Vec<u64>,
     desc: BufferTensorDesc,
     note: Option<String>,
+}
+
+impl SliceArgs {
+    fn window_flags(&self) -> WindowFlags<'_> {
+        WindowFlags {
+            offsets: self.offsets.as_deref(),
+            sizes: self.sizes.as_deref(),
+            strides: self.strides.as_deref(),
+            output_sizes: self.output_sizes.as_deref(),
+        }
+    }
 }
 
 /// Runs `stridekit slice`.
@@ -258,7 +270,7 @@ fn resolve_window(args: &SliceArgs, input: &Input) -> Result<Resolved, CliError>
         Some(SliceOutcome::Window(p)) => {
             (p.input_window_offsets, p.input_window_sizes, p.input_window_strides, p.output_sizes)
         }
-        None => dml_window(args, &input.desc.sizes)?,
+        None => window::resolve(args.window_flags(), &input.desc.sizes)?,
     };
     let output_strides = args.output_strides.as_deref().map(|t| parse::u32_list("--output-strides", t)).transpose()?;
     let output_total = calc_buffer_tensor_size(input.data_type, &output_sizes, output_strides.as_deref()).unwrap_or(0);
@@ -277,40 +289,6 @@ fn resolve_window(args: &SliceArgs, input: &Input) -> Result<Resolved, CliError>
         input_window_sizes: sizes,
         input_window_strides: strides,
     }))
-}
-
-type Window = (Vec<u32>, Vec<u32>, Vec<i32>, Vec<u32>);
-
-/// The DirectML flags with their defaults filled in.
-fn dml_window(args: &SliceArgs, input_sizes: &[u32]) -> Result<Window, CliError> {
-    let rank = input_sizes.len();
-    let offsets = match &args.offsets {
-        Some(t) => parse::u32_list("--offsets", t)?,
-        None => vec![0; rank],
-    };
-    let sizes = match &args.sizes {
-        Some(t) => parse::u32_list("--sizes", t)?,
-        // The rest of each dimension; an offset at or past the end keeps size 1 so that R-S1-2 names it.
-        None => input_sizes
-            .iter()
-            .enumerate()
-            .map(|(d, &s)| s.saturating_sub(offsets.get(d).copied().unwrap_or(0)).max(1))
-            .collect(),
-    };
-    let strides = match &args.strides {
-        Some(t) => parse::i32_list("--strides", t)?,
-        None => vec![1; rank],
-    };
-    let output_sizes = match &args.output_sizes {
-        Some(t) => parse::u32_list("--output-sizes", t)?,
-        // MaxCopiedElements; degenerate values are left for validation to name (R-S1-3, R-S1-4).
-        None => sizes
-            .iter()
-            .zip(strides.iter().chain(std::iter::repeat(&1)))
-            .map(|(&size, &stride)| if size == 0 || stride == 0 { 1 } else { 1 + (size - 1) / stride.unsigned_abs() })
-            .collect(),
-    };
-    Ok((offsets, sizes, strides, output_sizes))
 }
 
 fn print_explain(desc: &Slice1Desc, plan: &Slice1Plan) -> Result<(), CliError> {
