@@ -89,6 +89,22 @@ fn interleaves_planes_into_pixels() {
 }
 
 #[test]
+fn narrow_transposes_into_pixels() {
+    // 5 to 15 planes of 1-byte elements (5 to 7 of 2 and 4 bytes): fewer rows than a tile. 32 pixels end a tile
+    // exactly at the end of the range (its last row store goes through the spill block); 8 M pixels span several
+    // chunks (not under Miri, where the first shape already takes both store paths).
+    let shapes: &[(u32, u32)] = if cfg!(miri) { &[(2, 16)] } else { &[(2, 16), (2, 8 * M)] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        for &(h, w) in shapes {
+            for c in [5, 7, 12] {
+                let hwc = [c * h * w, 1, w * c, c];
+                case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            }
+        }
+    }
+}
+
+#[test]
 fn transposes_into_long_rows_stream_whole_lines() {
     // NHWC -> NCHW with planes of 320 elements: every destination row a multiple of 32 bytes long, long enough for
     // whole 256-byte column blocks after the alignment head, and a channel count that leaves a ragged tile.

@@ -501,6 +501,14 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
     let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
     let ei = e as isize;
+    // Fewer rows than a tile into a contiguous destination (5 to 15 planes of bytes to pixels, say): the tile
+    // reads its `nb` rows from a staging block whose other rows are zero, and writes whole tile rows of `tile * e`
+    // bytes at the destination rows' `nb * e` pitch. Each store runs past its row into the next ones, which later
+    // stores (in rising `a`) overwrite; a tile whose last store would leave the chunk goes through `spill`.
+    let narrow = nb < tile && a_dst == row_bytes as isize;
+    let vec = tile * e;
+    let mut stage = [[0u8; 32]; 16];
+    let mut spill = [0u8; 16 * 32];
     let mut c0 = 0;
     while c0 < na {
         let c1 = (c0 + chunk).min(na);
@@ -540,6 +548,34 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
                             (src.offset(a * ei + b * b_src), out.offset((a0 - out_a0) as isize * a_dst + b * ei));
                         tile_for::<T>(s, d, a_dst, b_src)
                     };
+                } else if narrow && a0 + tile <= c1 {
+                    for (j, row) in stage.iter_mut().enumerate().take(nb) {
+                        // SAFETY: elements a0 .. a0 + tile (vec <= 32 bytes) of source row j < nb, inside the
+                        // caller's range; the staging row holds 32 bytes.
+                        unsafe {
+                            std::ptr::copy_nonoverlapping(
+                                src.offset(a0 as isize * ei + j as isize * b_src),
+                                row.as_mut_ptr(),
+                                vec,
+                            )
+                        };
+                    }
+                    let (row0, chunk_end) = ((a0 - out_a0) * row_bytes, (c1 - out_a0) * row_bytes);
+                    // SAFETY: the tile reads `tile` staging rows of `vec` bytes (32 apart, 16 rows of 32 bytes).
+                    // Directly: it writes bytes row0 .. row0 + (tile - 1) * row_bytes + vec of `out`, inside the
+                    // chunk's rows (checked), which are this call's destination rows (or the scratch block's
+                    // chunk rows); bytes past row a0 + tile - 1 belong to later rows of the chunk, written again
+                    // after this tile. Through `spill` (16 * 32 bytes >= (tile - 1) * row_bytes + vec), the
+                    // copy writes exactly rows a0 .. a0 + tile.
+                    unsafe {
+                        let staged = stage.as_ptr().cast::<u8>();
+                        if row0 + (tile - 1) * row_bytes + vec <= chunk_end {
+                            tile_for::<T>(staged, out.add(row0), a_dst, 32);
+                        } else {
+                            tile_for::<T>(staged, spill.as_mut_ptr(), a_dst, 32);
+                            std::ptr::copy_nonoverlapping(spill.as_ptr(), out.add(row0), tile * row_bytes);
+                        }
+                    }
                 } else {
                     for a in a0..(a0 + tile).min(c1) {
                         for b in b0..(b0 + tile).min(nb) {
