@@ -504,11 +504,11 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
     // Fewer rows than a tile into a contiguous destination (5 to 15 planes of bytes to pixels, say): the tile
     // reads its `nb` rows from a staging block whose other rows are zero, and writes whole tile rows of `tile * e`
     // bytes at the destination rows' `nb * e` pitch. Each store runs past its row into the next ones, which later
-    // stores (in rising `a`) overwrite; a tile whose last store would leave the chunk goes through `spill`.
-    let narrow = nb < tile && a_dst == row_bytes as isize;
+    // stores (in rising `a`) overwrite; a tile whose last store would leave the chunk goes through `spill`. The
+    // two buffers exist only for such transposes, so that the others do not pay for zeroing them on every call.
+    let mut narrow =
+        if nb < tile && a_dst == row_bytes as isize { Some(([[0u8; 32]; 16], [0u8; 16 * 32])) } else { None };
     let vec = tile * e;
-    let mut stage = [[0u8; 32]; 16];
-    let mut spill = [0u8; 16 * 32];
     let mut c0 = 0;
     while c0 < na {
         let c1 = (c0 + chunk).min(na);
@@ -548,7 +548,9 @@ pub(super) unsafe fn transpose_avx2<T: Elem>(
                             (src.offset(a * ei + b * b_src), out.offset((a0 - out_a0) as isize * a_dst + b * ei));
                         tile_for::<T>(s, d, a_dst, b_src)
                     };
-                } else if narrow && a0 + tile <= c1 {
+                } else if let Some((stage, spill)) = narrow.as_mut()
+                    && a0 + tile <= c1
+                {
                     for (j, row) in stage.iter_mut().enumerate().take(nb) {
                         // SAFETY: elements a0 .. a0 + tile (vec <= 32 bytes) of source row j < nb, inside the
                         // caller's range; the staging row holds 32 bytes.
