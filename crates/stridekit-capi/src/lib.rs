@@ -1,0 +1,1 @@
+//! # stridekit-capi: a C library shaped like DirectML.h (work in progress)

@@ -1,0 +1,1 @@
+//! # stridekit-wgpu: Slice1 on any GPU through wgpu (work in progress)
