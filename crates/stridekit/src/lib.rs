@@ -44,6 +44,7 @@ pub use layout::{
     ElementOffsets, LayoutError, Overlap, TensorLayout, broadcast_strides, interleaved_channel_strides, packed_strides,
     padded_row_strides, strides_for_label,
 };
+pub use ops::normalized::{CopyDim, NormalizedCopy};
 pub use ops::slice1::{Slice1Desc, Slice1Plan, SliceDesc, SliceError};
 pub use tensor_flags::TensorFlags;
 

@@ -1,3 +1,4 @@
-//! Operator descriptors and their validation into backend-neutral plans.
+//! Operator descriptors and their validation into backend-neutral plans, and the plan's normalised view.
 
+pub mod normalized;
 pub mod slice1;
