@@ -2,3 +2,4 @@
 
 pub mod normalized;
 pub mod slice1;
+pub mod traffic;
