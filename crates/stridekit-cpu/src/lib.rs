@@ -38,7 +38,9 @@ pub use error::ExecError;
 pub use options::{
     DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions,
 };
-pub use slice1::{Binding, PreparedSlice1, slice1, slice1_bound, slice1_with};
+pub use slice1::{PreparedSlice1, slice1, slice1_bound, slice1_with};
+/// Re-exported from the model, where every backend checks bindings the same way.
+pub use stridekit::Binding;
 
 const _: () = {
     const fn assert_send_sync<T: Send + Sync>() {}

@@ -1,30 +1,19 @@
 //! `slice1`, `slice1_bound` and `PreparedSlice1`: run a validated [`Slice1Plan`] on byte buffers.
+//!
+//! Two kinds of entry point (SPEC D10, see [`stridekit::Binding`]): the plain ones ([`slice1`], [`slice1_with`],
+//! [`PreparedSlice1::execute`]) take host byte slices and need only that each slice holds every byte the plan reads
+//! or writes (a memory-mapped `.npy` of 3 bytes is used as it is, never copied to satisfy DirectML's 4-byte
+//! rounding); the `*_bound` ones take DirectML-shaped bindings and check R-BIND-1 and R-BIND-2 exactly.
 
 use crate::kernels::Checked;
 use crate::program::Program;
 use crate::{ExecError, ExecOptions, kernels};
-use stridekit::{Slice1Plan, check_binding};
+use stridekit::{Binding, Slice1Plan, check_host_buffer};
 
-/// A bound range of a buffer: DirectML's `DML_BUFFER_BINDING` without the buffer (`Offset`, `SizeInBytes`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct Binding {
-    /// `Offset`: where the tensor starts in the buffer, in bytes. Must be a multiple of
-    /// max(16, GuaranteedBaseOffsetAlignment) (R-BIND-2).
-    pub offset: u64,
-    /// `SizeInBytes`: at least the tensor's TotalTensorSizeInBytes (R-BIND-1).
-    pub size_in_bytes: u64,
-}
-
-impl Binding {
-    /// The whole of a `len`-byte buffer.
-    pub fn whole(len: usize) -> Binding {
-        Binding { offset: 0, size_in_bytes: len as u64 }
-    }
-}
-
-/// Executes `plan`, reading `input` and writing `output`, each the whole bound range (offset 0) of its buffer, with
-/// the default [`ExecOptions`]. Only the output's element bytes are written (D6); padding bytes and bytes past the
-/// last element keep their values. On an error nothing is written (D9).
+/// Executes `plan`, reading the host slice `input` and writing the host slice `output` (each starting at the
+/// tensor's first byte), with the default [`ExecOptions`]. Each slice must hold every byte the plan reads or writes
+/// (D10; not necessarily TotalTensorSizeInBytes). Only the output's element bytes are written (D6); padding bytes
+/// and bytes past the last element keep their values. On an error nothing is written (D9).
 ///
 /// ```
 /// use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
@@ -36,9 +25,9 @@ impl Binding {
 ///     input_window_strides: vec![-1],
 /// };
 /// let plan = desc.validate().unwrap();
-/// let mut output = [0u8; 4]; // TotalTensorSizeInBytes rounds 2 bytes up to 4
+/// let mut output = [0u8; 2]; // a host slice needs only the elements (D10), not the 4 bytes DirectML rounds to
 /// stridekit_cpu::slice1(&plan, &[10, 20, 30, 40], &mut output).unwrap();
-/// assert_eq!(output, [30, 20, 0, 0]);
+/// assert_eq!(output, [30, 20]);
 /// ```
 pub fn slice1(plan: &Slice1Plan, input: &[u8], output: &mut [u8]) -> Result<(), ExecError> {
     slice1_with(plan, input, output, &ExecOptions::default())
@@ -46,8 +35,7 @@ pub fn slice1(plan: &Slice1Plan, input: &[u8], output: &mut [u8]) -> Result<(), 
 
 /// [`slice1`] with explicit options.
 pub fn slice1_with(plan: &Slice1Plan, input: &[u8], output: &mut [u8], options: &ExecOptions) -> Result<(), ExecError> {
-    let (ib, ob) = (Binding::whole(input.len()), Binding::whole(output.len()));
-    slice1_bound(plan, input, ib, output, ob, options)
+    PreparedSlice1::new(plan, options.clone())?.execute(input, output)
 }
 
 /// Executes `plan` on the range `input_binding` of `input` and the range `output_binding` of `output`. Checks
@@ -83,18 +71,21 @@ pub struct PreparedSlice1 {
     plan: Slice1Plan,
     program: Checked,
     options: ExecOptions,
+    /// One past the last input byte the plan reads, and output byte it writes (the model's arithmetic, D10).
+    input_needed: u64,
+    output_needed: u64,
 }
 
 impl PreparedSlice1 {
     /// Compiles `plan`. Fails only when the plan's byte offsets do not fit this machine's address space (a 32-bit
     /// target with a tensor larger than 2 GiB), reported as [`ExecError::OutOfRange`].
     pub fn new(plan: &Slice1Plan, options: ExecOptions) -> Result<Self, ExecError> {
-        let program = Program::compile(plan, &options).and_then(kernels::check).ok_or(ExecError::OutOfRange {
-            tensor: "InputTensor",
-            needed: plan.input().total_tensor_size_in_bytes(),
-            len: isize::MAX as u64,
-        })?;
-        Ok(PreparedSlice1 { plan: plan.clone(), program, options })
+        let program = Program::compile(plan, &options)
+            .and_then(kernels::check)
+            .ok_or(ExecError::AddressSpace { needed: plan.input().total_tensor_size_in_bytes() })?;
+        let copy = plan.normalized();
+        let (input_needed, output_needed) = (copy.input_byte_range().end, copy.output_byte_range().end);
+        Ok(PreparedSlice1 { plan: plan.clone(), program, options, input_needed, output_needed })
     }
 
     /// The plan this operator runs.
@@ -107,10 +98,11 @@ impl PreparedSlice1 {
         &self.options
     }
 
-    /// Runs on whole buffers (offset 0); see [`slice1`].
+    /// Runs on host slices (D10); see [`slice1`].
     pub fn execute(&self, input: &[u8], output: &mut [u8]) -> Result<(), ExecError> {
-        let (ib, ob) = (Binding::whole(input.len()), Binding::whole(output.len()));
-        self.execute_bound(input, ib, output, ob)
+        check_host_buffer("InputTensor", input.len() as u64, self.input_needed)?;
+        check_host_buffer("OutputTensor", output.len() as u64, self.output_needed)?;
+        kernels::execute(&self.program, input, output, &self.options)
     }
 
     /// Runs on bound ranges; see [`slice1_bound`].
@@ -121,25 +113,11 @@ impl PreparedSlice1 {
         output: &mut [u8],
         output_binding: Binding,
     ) -> Result<(), ExecError> {
-        check_binding(
-            "InputTensor",
-            self.plan.input(),
-            input_binding.offset,
-            input_binding.size_in_bytes,
-            input.len() as u64,
-        )?;
-        check_binding(
-            "OutputTensor",
-            self.plan.output(),
-            output_binding.offset,
-            output_binding.size_in_bytes,
-            output.len() as u64,
-        )?;
-        // check_binding proved offset + size <= len, so these ranges exist and the casts are exact.
-        let input =
-            &input[input_binding.offset as usize..(input_binding.offset + input_binding.size_in_bytes) as usize];
-        let output = &mut output
-            [output_binding.offset as usize..(output_binding.offset + output_binding.size_in_bytes) as usize];
+        let input_range = input_binding.check("InputTensor", self.plan.input(), input.len() as u64)?;
+        let output_range = output_binding.check("OutputTensor", self.plan.output(), output.len() as u64)?;
+        // The checks proved offset + size <= len, so these ranges exist and the casts are exact.
+        let input = &input[input_range.start as usize..input_range.end as usize];
+        let output = &mut output[output_range.start as usize..output_range.end as usize];
         kernels::execute(&self.program, input, output, &self.options)
     }
 }

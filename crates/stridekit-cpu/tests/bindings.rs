@@ -8,20 +8,64 @@ const SENTINEL: u8 = 0xA5;
 
 #[test]
 fn short_output_is_rejected_before_any_write() {
+    // Host slices (D10): the output must hold every element written, the input every element read.
     let case = slice1_ex1();
     let plan = case.desc.validate().unwrap();
     let mut out = vec![SENTINEL; 12];
     let err = slice1(&plan, &case.input, &mut out).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "error[R-BIND-1]: OutputTensor binding: SizeInBytes is 12, but TotalTensorSizeInBytes is 16"
+        "error[D10]: OutputTensor: the host buffer has 12 bytes, but the elements the slice writes end at byte 16"
     );
     assert!(out.iter().all(|&b| b == SENTINEL));
-    let err = slice1(&plan, &case.input[..60], &mut [0; 16]).unwrap_err();
+    let read_end = plan.normalized().input_byte_range().end as usize;
+    let err = slice1(&plan, &case.input[..read_end - 1], &mut [0; 16]).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "error[D10]: InputTensor: the host buffer has {}, but the elements the slice reads end at byte {read_end}",
+            format_args!("{} bytes", read_end - 1)
+        )
+    );
+    // A host slice that ends at the last element read is enough, even when it is shorter than the tensor.
+    slice1(&plan, &case.input[..read_end], &mut [0; 16]).unwrap();
+    // The same shortfalls through DirectML-shaped bindings break R-BIND-1 as DirectML states it.
+    let err =
+        slice1_bound(&plan, &case.input, Binding::whole(64), &mut out, Binding::whole(12), &ExecOptions::default())
+            .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "error[R-BIND-1]: OutputTensor binding: SizeInBytes is 12, but TotalTensorSizeInBytes is 16"
+    );
+    let err = slice1_bound(
+        &plan,
+        &case.input[..60],
+        Binding::whole(60),
+        &mut [0; 16],
+        Binding::whole(16),
+        &ExecOptions::default(),
+    )
+    .unwrap_err();
     assert_eq!(
         err.to_string(),
         "error[R-BIND-1]: InputTensor binding: SizeInBytes is 60, but TotalTensorSizeInBytes is 64"
     );
+}
+
+#[test]
+fn host_slices_need_no_dword_rounding() {
+    // 7 bytes of u8 (TotalTensorSizeInBytes rounds to 8): the 7-byte host slices are used as they are (D10).
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::packed(DataType::Uint8, &[7]).unwrap(),
+        output: BufferTensorDesc::packed(DataType::Uint8, &[7]).unwrap(),
+        input_window_offsets: vec![0],
+        input_window_sizes: vec![7],
+        input_window_strides: vec![-1],
+    };
+    let plan = desc.validate().unwrap();
+    let mut out = [0u8; 7];
+    slice1(&plan, &[1, 2, 3, 4, 5, 6, 7], &mut out).unwrap();
+    assert_eq!(out, [7, 6, 5, 4, 3, 2, 1]);
 }
 
 #[test]

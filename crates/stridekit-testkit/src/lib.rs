@@ -2,7 +2,7 @@
 //!
 //! Test support shared by every stridekit backend (not published):
 //!
-//! - [`reference`](mod@reference): a naive Slice1 written straight from DirectML's pseudocode. It works on the [`Slice1Desc`] itself,
+//! - [`reference`](mod@reference) (re-exported from `stridekit`): a naive Slice1 written straight from DirectML's pseudocode. It works on the [`Slice1Desc`] itself,
 //!   not on a [`Slice1Plan`](stridekit::Slice1Plan), so a bug in the plan's arithmetic cannot hide in both.
 //! - [`strategies`]: proptest strategies for valid Slice1 descriptions with input bytes (ranks 1..=8, every byte-sized
 //!   data type, broadcast, padded and permuted layouts, negative window strides) and for near-invalid ones.
@@ -20,7 +20,8 @@
 //! [`Slice1Desc`]: stridekit::Slice1Desc
 
 pub mod cases;
-pub mod reference;
 pub mod strategies;
 
-pub use reference::{ReferenceError, slice1_reference};
+/// The naive reference, which lives in the model crate (`stridekit::reference`) so that production code can use it.
+pub use stridekit::reference;
+pub use stridekit::reference::{ReferenceError, slice1_reference};

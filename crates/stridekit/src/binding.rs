@@ -1,6 +1,45 @@
-//! Binding checks (SPEC §2.2): a bound range `(offset, size)` of a buffer against a validated tensor.
+//! Binding checks (SPEC §2.2 and D10): a bound range `(offset, size)` of a buffer against a validated tensor, and a
+//! plain host byte slice against the bytes a plan touches.
+//!
+//! Two kinds of entry point exist, and the distinction is deliberate (SPEC D10):
+//! - **DirectML-shaped bindings** ([`Binding`]: a buffer, an offset and a size, as `DML_BUFFER_BINDING`) are checked
+//!   exactly as DirectML states it ([`check_binding`]): the bound range holds at least TotalTensorSizeInBytes (which
+//!   `DMLCalcBufferTensorSize` rounds up to 4 bytes, R-BIND-1) and its offset is aligned (R-BIND-2). The GPU backend,
+//!   the C library and every `*_bound` function use them.
+//! - **Host byte slices** (a memory-mapped `.npy`, a NumPy array's memory) need only hold every byte the plan reads
+//!   or writes ([`check_host_buffer`]): no kernel touches a byte past the last element, so the DWORD rounding of
+//!   the size helper must never force a copy of the data.
 
 use crate::{TensorLayout, limits};
+
+/// A bound range of a buffer: DirectML's `DML_BUFFER_BINDING` without the buffer (`Offset`, `SizeInBytes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Binding {
+    /// `Offset`: where the tensor starts in the buffer, in bytes. Must be a multiple of
+    /// max(16, GuaranteedBaseOffsetAlignment) (R-BIND-2).
+    pub offset: u64,
+    /// `SizeInBytes`: at least the tensor's TotalTensorSizeInBytes (R-BIND-1).
+    pub size_in_bytes: u64,
+}
+
+impl Binding {
+    /// The whole of a `len`-byte buffer.
+    pub fn whole(len: usize) -> Binding {
+        Binding { offset: 0, size_in_bytes: len as u64 }
+    }
+
+    /// Checks this binding of a `buffer_len`-byte buffer to the tensor `layout` ([`check_binding`]) and returns the
+    /// bound byte range.
+    pub fn check(
+        &self,
+        tensor: &'static str,
+        layout: &TensorLayout,
+        buffer_len: u64,
+    ) -> Result<std::ops::Range<u64>, BindingError> {
+        check_binding(tensor, layout, self.offset, self.size_in_bytes, buffer_len)?;
+        Ok(self.offset..self.offset + self.size_in_bytes)
+    }
+}
 
 /// A bound range that cannot hold the tensor.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,6 +81,31 @@ pub enum BindingError {
         /// The required alignment.
         required: u32,
     },
+    /// D10: a host byte slice does not hold every byte the plan touches.
+    #[error(
+        "error[D10]: {tensor}: the host buffer has {len} bytes, but the elements the slice {verb} end at byte {needed}"
+    )]
+    HostBufferTooSmall {
+        /// Which tensor.
+        tensor: &'static str,
+        /// "reads" or "writes".
+        verb: &'static str,
+        /// The slice's length.
+        len: u64,
+        /// One past the last byte touched.
+        needed: u64,
+    },
+}
+
+impl BindingError {
+    /// The SPEC.md rule id this error enforces.
+    pub const fn rule(&self) -> &'static str {
+        match self {
+            BindingError::SizeTooSmall { .. } | BindingError::OutsideBuffer { .. } => "R-BIND-1",
+            BindingError::Misaligned { .. } => "R-BIND-2",
+            BindingError::HostBufferTooSmall { .. } => "D10",
+        }
+    }
 }
 
 /// The alignment a binding offset needs: `max(GuaranteedBaseOffsetAlignment, 16)` (R-BIND-2, as pydirectml does).
@@ -72,6 +136,16 @@ pub fn check_binding(
     Ok(())
 }
 
+/// Checks that a host byte slice of `len` bytes holds the bytes `needed` (one past the last byte the plan reads, for
+/// `InputTensor`, or writes, for `OutputTensor`); see the module docs for why host slices are not held to R-BIND-1.
+pub fn check_host_buffer(tensor: &'static str, len: u64, needed: u64) -> Result<(), BindingError> {
+    if len < needed {
+        let verb = if tensor == "OutputTensor" { "writes" } else { "reads" };
+        return Err(BindingError::HostBufferTooSmall { tensor, verb, len, needed });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -96,5 +170,14 @@ mod tests {
         let l = d.validate().unwrap();
         assert!(matches!(check_binding("X", &l, 16, 24, 64), Err(BindingError::Misaligned { required: 64, .. })));
         assert_eq!(check_binding("X", &l, 64, 24, 128), Ok(()));
+        assert_eq!(Binding { offset: 64, size_in_bytes: 24 }.check("X", &l, 128), Ok(64..88));
+        assert_eq!(Binding::whole(24).check("X", &l, 20).unwrap_err().rule(), "R-BIND-1");
+        assert_eq!(check_host_buffer("InputTensor", 10, 10), Ok(()));
+        let e = check_host_buffer("OutputTensor", 9, 10).unwrap_err();
+        assert_eq!(e.rule(), "D10");
+        assert_eq!(
+            e.to_string(),
+            "error[D10]: OutputTensor: the host buffer has 9 bytes, but the elements the slice writes end at byte 10"
+        );
     }
 }

@@ -32,9 +32,10 @@ pub mod frontends;
 pub mod layout;
 pub mod limits;
 pub mod ops;
+pub mod reference;
 mod tensor_flags;
 
-pub use binding::{BindingError, check_binding, required_binding_alignment};
+pub use binding::{Binding, BindingError, check_binding, check_host_buffer, required_binding_alignment};
 pub use buffer_size::{calc_buffer_tensor_size, dmlx_calc_buffer_tensor_size};
 pub use buffer_tensor_desc::BufferTensorDesc;
 pub use data_type::{DataType, ParseDataTypeError};

@@ -6,10 +6,13 @@
 //! Output[o] = Input[CopyStart + InputWindowStrides * o]           // per dimension, o = output coordinate
 //! ```
 //!
+//! It lives in the model crate, not in the test kit, so that production code (`stridekit bench` verifies every case
+//! against it) can use it without linking test-only crates; `stridekit-testkit` re-exports it for the tests.
+//!
 //! It reads the [`Slice1Desc`] fields directly and recomputes packed strides itself; the only thing it borrows from
 //! the library is the yes/no answer of [`Slice1Desc::validate`], so that it never runs on an invalid description.
 
-use stridekit::{DataType, Slice1Desc, SliceError};
+use crate::{DataType, Slice1Desc, SliceError};
 
 /// Why the reference refused to run.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -111,7 +114,7 @@ pub fn slice1_reference(desc: &Slice1Desc, input: &[u8], output: &mut [u8]) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
-    use stridekit::BufferTensorDesc;
+    use crate::BufferTensorDesc;
 
     #[test]
     fn rejects_invalid_and_short_buffers() {
