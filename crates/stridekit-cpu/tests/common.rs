@@ -1,12 +1,9 @@
 //! Helpers shared by the integration tests (included with `mod common;`).
 #![allow(dead_code)]
 
-use stridekit::Slice1Desc;
-use stridekit_cpu::{ExecOptions, slice1_with};
-use stridekit_testkit::slice1_reference;
-
-/// The byte every output buffer is filled with first, so that untouched padding is visible.
-pub const SENTINEL: u8 = 0xA5;
+use stridekit::{Binding, Slice1Desc, Slice1Plan};
+use stridekit_cpu::{ExecOptions, slice1_bound, slice1_with};
+use stridekit_testkit::conformance::{self, Backend};
 
 /// Option sets that together take every path: portable and SIMD kernels, one and several threads, streaming
 /// stores, transposes from stride 2.
@@ -32,21 +29,47 @@ pub fn option_sets() -> Vec<(&'static str, ExecOptions)> {
     ]
 }
 
+/// The CPU backend under one option set, as the conformance suite sees it.
+pub struct Cpu {
+    /// The option set's name in [`option_sets`].
+    pub name: &'static str,
+    /// The options.
+    pub options: ExecOptions,
+}
+
+impl Backend for Cpu {
+    fn name(&self) -> String {
+        format!("cpu {}", self.name)
+    }
+    fn slice1(&self, plan: &Slice1Plan, input: &[u8], output: &mut [u8]) -> Result<(), String> {
+        slice1_with(plan, input, output, &self.options).map_err(|e| e.to_string())
+    }
+    fn slice1_bound(
+        &self,
+        plan: &Slice1Plan,
+        input: &[u8],
+        input_binding: Binding,
+        output: &mut [u8],
+        output_binding: Binding,
+    ) -> Result<(), String> {
+        slice1_bound(plan, input, input_binding, output, output_binding, &self.options).map_err(|e| e.to_string())
+    }
+    fn cases(&self) -> u32 {
+        if cfg!(miri) { 3 } else { 128 }
+    }
+}
+
+/// The CPU backend under the option set called `name` in [`option_sets`].
+pub fn cpu(name: &str) -> Option<Cpu> {
+    option_sets().into_iter().find(|(n, _)| *n == name).map(|(name, options)| Cpu { name, options })
+}
+
 /// Runs the reference and the CPU backend with every option set on sentinel-filled outputs of
-/// `TotalTensorSizeInBytes + extra` bytes and compares the whole buffers. Returns a description of the first
-/// mismatch.
+/// `TotalTensorSizeInBytes + extra` bytes and compares the whole buffers (the conformance suite's check). Returns a
+/// description of the first mismatch.
 pub fn check_against_reference(desc: &Slice1Desc, input: &[u8], extra: usize) -> Result<(), String> {
-    let plan = desc.validate().map_err(|e| format!("invalid case: {e}"))?;
-    let len = desc.output.total_tensor_size_in_bytes as usize + extra;
-    let mut expected = vec![SENTINEL; len];
-    slice1_reference(desc, input, &mut expected).map_err(|e| e.to_string())?;
     for (name, options) in option_sets() {
-        let mut actual = vec![SENTINEL; len];
-        slice1_with(&plan, input, &mut actual, &options).map_err(|e| format!("{name}: {e}"))?;
-        if actual != expected {
-            let at = actual.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(0);
-            return Err(format!("{name}: first difference at byte {at} of {len}\n desc: {desc:?}"));
-        }
+        conformance::check_case(&Cpu { name, options }, desc, input, extra)?;
     }
     Ok(())
 }

@@ -7,6 +7,8 @@
 //! - [`strategies`]: proptest strategies for valid Slice1 descriptions with input bytes (ranks 1..=8, every byte-sized
 //!   data type, broadcast, padded and permuted layouts, negative window strides) and for near-invalid ones.
 //! - [`cases`]: the examples of the DirectML documentation, with their expected outputs.
+//! - [`conformance`]: the suite every backend passes (a [`conformance::Backend`] trait and the
+//!   [`conformance_tests!`] macro).
 //!
 //! ```
 //! use stridekit_testkit::{cases, reference};
@@ -20,6 +22,7 @@
 //! [`Slice1Desc`]: stridekit::Slice1Desc
 
 pub mod cases;
+pub mod conformance;
 pub mod strategies;
 
 /// The naive reference, which lives in the model crate (`stridekit::reference`) so that production code can use it.
