@@ -30,7 +30,7 @@ mod buffer;
 mod error;
 mod kernels;
 mod options;
-mod program;
+mod planner;
 mod slice1;
 
 pub use buffer::{CPU_BUFFER_ALIGNMENT, CpuBuffer};

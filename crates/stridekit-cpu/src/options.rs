@@ -9,8 +9,10 @@ pub struct ExecOptions {
     pub threads: usize,
     /// Copies whose output element bytes are below this run on one thread.
     pub parallel_min_bytes: usize,
-    /// Copies whose output element bytes are at least this use non-temporal (streaming) stores where the kernel
-    /// has them, so that a copy larger than the caches does not first read every destination line.
+    /// Copies that move at least this many bytes (the input bytes they read plus the output bytes they write) use
+    /// non-temporal (streaming) stores where the kernel has them, so that a copy that does not fit the last-level
+    /// cache does not first read every destination line. Whether a copy stays in the cache depends on both sides,
+    /// not on the output alone: a 22.5 MiB copy moves 45 MiB.
     pub non_temporal_min_bytes: usize,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
     /// contiguously, is copied as a cache-blocked transpose (NCHW <-> NHWC).
@@ -21,9 +23,9 @@ pub struct ExecOptions {
 
 /// The default of [`ExecOptions::parallel_min_bytes`]: 1 MiB, below which a second thread costs more than it saves.
 pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 1 << 20;
-/// The default of [`ExecOptions::non_temporal_min_bytes`]: 24 MiB of output, about where the output stops fitting in
-/// the last-level cache next to the input on the development machine.
-pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 24 << 20;
+/// [`ExecOptions::non_temporal_min_bytes`] when the last-level cache size cannot be detected
+/// ([`ExecOptions::last_level_cache_bytes`]): 32 MiB, the L3 of the development machine.
+pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 32 << 20;
 /// The default of [`ExecOptions::transpose_min_stride`].
 pub const DEFAULT_TRANSPOSE_MIN_STRIDE: u64 = 16;
 
@@ -32,7 +34,7 @@ impl Default for ExecOptions {
         ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
-            non_temporal_min_bytes: DEFAULT_NON_TEMPORAL_MIN_BYTES,
+            non_temporal_min_bytes: Self::last_level_cache_bytes().unwrap_or(DEFAULT_NON_TEMPORAL_MIN_BYTES),
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
         }
@@ -51,9 +53,54 @@ impl ExecOptions {
         if self.threads == 0 { rayon::current_num_threads() } else { self.threads }
     }
 
+    /// The size of the largest cache of CPU 0 (the last level, usually shared by all cores), as Linux reports it in
+    /// `/sys/devices/system/cpu/cpu0/cache/index*/size`; read once per process. `None` elsewhere (and under Miri):
+    /// the default of [`non_temporal_min_bytes`](Self::non_temporal_min_bytes) is then
+    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least this many bytes cannot stay in the cache, so its
+    /// stores stream.
+    pub fn last_level_cache_bytes() -> Option<usize> {
+        static DETECTED: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            if cfg!(miri) {
+                return None;
+            }
+            let dir = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+            dir.filter_map(|entry| std::fs::read_to_string(entry.ok()?.path().join("size")).ok())
+                .filter_map(|text| parse_cache_size(&text))
+                .max()
+        })
+    }
+
     /// Options that take every special path on tiny data: several threads, streaming stores, transposes from
     /// stride 2. For tests.
     pub fn exercise_all_paths(threads: usize) -> Self {
         ExecOptions { threads, parallel_min_bytes: 0, non_temporal_min_bytes: 0, transpose_min_stride: 2, simd: true }
+    }
+}
+
+/// Parses a sysfs cache size (`"32768K"`, `"512K"`, `"1M"`, bytes without a suffix).
+fn parse_cache_size(text: &str) -> Option<usize> {
+    let text = text.trim();
+    let (digits, unit) = match text.as_bytes().last()? {
+        b'K' => (&text[..text.len() - 1], 1 << 10),
+        b'M' => (&text[..text.len() - 1], 1 << 20),
+        b'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit).filter(|&b| b > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_sysfs_cache_sizes() {
+        assert_eq!(parse_cache_size("32768K\n"), Some(32 << 20));
+        assert_eq!(parse_cache_size("1M"), Some(1 << 20));
+        assert_eq!(parse_cache_size("4096"), Some(4096));
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(parse_cache_size("0K"), None);
+        assert_eq!(parse_cache_size(""), None);
     }
 }

@@ -6,7 +6,7 @@
 //! rounding); the `*_bound` ones take DirectML-shaped bindings and check R-BIND-1 and R-BIND-2 exactly.
 
 use crate::kernels::Checked;
-use crate::program::Program;
+use crate::planner::Program;
 use crate::{ExecError, ExecOptions, kernels};
 use stridekit::{Binding, Slice1Plan, check_host_buffer};
 

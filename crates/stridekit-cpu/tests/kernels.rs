@@ -144,3 +144,27 @@ fn rank_8_mixed() {
     let sizes = [2, 3, 2, 2, 3, 2, 2, if cfg!(miri) { 4 } else { 40 }];
     case(DataType::Float32, &sizes, None, &[0; 8], &sizes, &[1, -1, 1, -1, 1, 1, -1, 1], &sizes, None);
 }
+
+#[test]
+fn short_rows_under_strided_reversed_and_padded_dimensions() {
+    // Runs of 1 to 64 bytes (every width class of the short-row kernel, and the first length past it) under a
+    // reversed, a strided and a padded outer dimension: pixels of 3-4 channels, boxes, keypoints.
+    let widths: &[u32] =
+        if cfg!(miri) { &[1, 3, 8, 17, 40] } else { &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        let e = dt.size_in_bytes().unwrap();
+        for &bytes in widths {
+            if bytes % e != 0 {
+                continue;
+            }
+            let c = bytes / e;
+            let w = if cfg!(miri) { 5 } else { 23 };
+            // Columns reversed (an image flipped left-right, channels kept).
+            case(dt, &[3, w, c], None, &[0; 3], &[3, w, c], &[1, -1, 1], &[3, w, c], None);
+            // Every other column, rows bottom-up.
+            case(dt, &[4, 2 * w, c], None, &[0; 3], &[4, 2 * w, c], &[-1, 2, 1], &[4, w, c], None);
+            // Into a channel-padded output (each run followed by one element of padding).
+            case(dt, &[2, w, c], None, &[0; 3], &[2, w, c], &[1; 3], &[2, w, c], Some(&[w * (c + 1), c + 1, 1]));
+        }
+    }
+}

@@ -1,26 +1,31 @@
-//! The copy planner: normalises a [`Slice1Plan`] into a [`Program`], the fewest loops around one inner kernel.
+//! The CPU planner: turns a [`Slice1Plan`] into a [`Program`], the fewest loops around one inner kernel.
 //!
-//! Every slice becomes "for each outer coordinate, run one inner kernel", after these steps (all pure traversal
-//! changes: every (source, destination) element pair of the plan is kept):
+//! It builds on the model's normalised view ([`Slice1Plan::normalized`]: size-1 dimensions dropped, dimensions
+//! ordered by output stride, dimensions contiguous on both sides merged), which every backend shares, and adds only
+//! what is CPU-specific (all pure traversal changes: every (source, destination) element pair is kept):
 //!
-//! 1. **Drop size-1 dimensions** (they never move).
-//! 2. **Order dimensions by destination stride**, largest outermost, so that the writes walk forward through the
-//!    output.
-//! 3. **Merge** an outer dimension into the inner one when both sides are contiguous across them
-//!    (`n_inner * stride_inner == stride_outer` in source and destination); broadcast dimensions merge too.
-//! 4. **Pick the inner kernel** from the innermost dimension: a contiguous run (bulk copy), a reversed run, a fill
+//! 1. **Pick the inner kernel** from the innermost dimension: a contiguous run (bulk copy), a reversed run, a fill
 //!    (source stride 0), a strided gather, a cache-blocked transpose (when the innermost source stride is large and
 //!    another dimension reads contiguously), or a general strided scatter when the output itself is strided.
-//! 5. **Flip backward outer loops** when the copy will use streaming stores: an outer dimension with a negative
+//! 2. **Flip backward outer loops** when the copy will use streaming stores: an outer dimension with a negative
 //!    source stride is walked from its other end on both sides (source stride made positive, destination stride
-//!    negative, both start offsets moved to the far end). Every (source, destination) pair is kept; only the
-//!    order changes, so that reads run forward, which this machine's hardware prefetcher needs (a copy reading
-//!    1 KiB rows bottom-up runs at a third of the speed), while streaming stores do not care about direction.
-//! 6. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
+//!    negative, both start offsets moved to the far end). Only the order changes, so that reads run forward, which
+//!    this machine's hardware prefetcher needs (a copy reading 1 KiB rows bottom-up runs at a third of the speed),
+//!    while streaming stores do not care about direction.
+//! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block.
 
 use crate::ExecOptions;
+use crate::kernels::SHORT_ROW_MAX_BYTES;
 use stridekit::Slice1Plan;
+
+/// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
+#[derive(Debug, Clone, Copy)]
+struct PDim {
+    n: u64,
+    src: i64,
+    dst: i64,
+}
 
 /// One outer loop: `n` steps, strides in bytes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -46,6 +51,9 @@ pub(crate) enum Inner {
     /// A 2-D tile walk: dimension `a` reads contiguously (source stride = element size) and writes with stride
     /// `a_dst`; dimension `b` writes contiguously and reads with stride `b_src`.
     Transpose { na: usize, a_dst: isize, nb: usize, b_src: isize },
+    /// Short contiguous runs (at most 64 bytes) of the innermost dimension together with the dimension around
+    /// them: `rows` runs of `bytes` bytes, `src` / `dst` bytes apart.
+    Rows { rows: usize, bytes: usize, src: isize, dst: isize },
     /// Both sides strided.
     Scatter { n: usize, src: isize, dst: isize },
 }
@@ -63,55 +71,42 @@ pub(crate) struct Program {
     pub inner: Inner,
     /// Element bytes written (= output element count x element size).
     pub out_bytes: usize,
+    /// Use streaming stores: the copy moves at least `non_temporal_min_bytes` (see [`moved_bytes`]) and SIMD is
+    /// allowed. Decided once here; the loop flip of step 2 depends on it.
+    pub streaming: bool,
     /// The destination bytes of one inner kernel call form one contiguous block.
     pub inner_dst_contiguous: bool,
     /// Bytes of destination covered by one inner kernel call, when contiguous.
     pub inner_block_bytes: usize,
 }
 
-/// A dimension in elements while planning.
-#[derive(Debug, Clone, Copy)]
-struct PDim {
-    n: u64,
-    src: i64,
-    dst: i64,
-}
-
 impl Program {
-    /// Normalises `plan`. `None` only if the plan's numbers do not fit this machine's address space.
+    /// Plans `plan`. `None` only if the plan's numbers do not fit this machine's address space.
     pub(crate) fn compile(plan: &Slice1Plan, options: &ExecOptions) -> Option<Program> {
-        let esize = plan.element_size();
-        let mut dims: Vec<PDim> = plan
-            .output_sizes()
-            .iter()
-            .zip(plan.input_strides().iter().zip(plan.output_strides()))
-            .filter(|(n, _)| **n > 1)
-            .map(|(&n, (&src, &dst))| PDim { n: u64::from(n), src, dst })
-            .collect();
-        // Step 2: largest destination stride outermost. Non-overlapping outputs (D1) make these strides distinct
-        // and >= 1; ties on the source stride are broken by magnitude for determinism.
-        dims.sort_by(|a, b| b.dst.cmp(&a.dst).then(b.src.unsigned_abs().cmp(&a.src.unsigned_abs())));
-        // Step 3: merge (outer, inner) pairs contiguous on both sides.
-        let mut merged: Vec<PDim> = Vec::with_capacity(dims.len());
-        for d in dims {
-            if let Some(last) = merged.last_mut() {
-                let n = i64::try_from(d.n).ok()?;
-                if d.src.checked_mul(n) == Some(last.src) && d.dst.checked_mul(n) == Some(last.dst) {
-                    *last = PDim { n: last.n.checked_mul(d.n)?, src: d.src, dst: d.dst };
-                    continue;
-                }
-            }
-            merged.push(d);
-        }
-        let mut dims = merged;
-        let inner_dim = dims.pop().unwrap_or(PDim { n: 1, src: 1, dst: 1 });
+        let copy = plan.normalized();
+        let esize = copy.element_size();
+        let mut dims: Vec<PDim> =
+            copy.dims().iter().map(|d| PDim { n: d.size, src: d.input_stride, dst: d.output_stride }).collect();
+        // The normalised view is never empty (a one-element copy is one loop of size 1).
+        let inner_dim = dims.pop()?;
         let e = i64::try_from(esize).ok()?;
         let bytes = |v: i64| -> Option<isize> { isize::try_from(v.checked_mul(e)?).ok() };
         let count = |n: u64| usize::try_from(n).ok();
         let n = count(inner_dim.n)?;
-        // Step 4: the inner kernel.
+        // Step 1: the inner kernel.
         let inner = match (inner_dim.dst, inner_dim.src) {
-            (1, 1) => Inner::Copy { bytes: n.checked_mul(esize)? },
+            (1, 1) => {
+                let run = n.checked_mul(esize)?;
+                // Short runs take the dimension around them too: one call per run would cost more than its bytes.
+                // A broadcast dimension around them is replicated instead (step 3).
+                match dims.last() {
+                    Some(d) if run <= SHORT_ROW_MAX_BYTES && d.src != 0 => {
+                        let d = dims.pop()?;
+                        Inner::Rows { rows: count(d.n)?, bytes: run, src: bytes(d.src)?, dst: bytes(d.dst)? }
+                    }
+                    _ => Inner::Copy { bytes: run },
+                }
+            }
             (1, -1) => Inner::Reverse { n },
             (1, 0) => Inner::Fill { n },
             (1, src) => {
@@ -133,17 +128,21 @@ impl Program {
             Inner::Transpose { na, a_dst, nb, .. } => {
                 (usize::try_from(a_dst).ok() == nb.checked_mul(esize), na.checked_mul(nb)?.checked_mul(esize)?)
             }
+            Inner::Rows { rows, bytes, dst, .. } => {
+                (usize::try_from(dst).ok() == Some(bytes), rows.checked_mul(bytes)?)
+            }
             Inner::Scatter { n, .. } => (n == 1, esize),
         };
         let mut outer = Vec::with_capacity(dims.len());
         for d in &dims {
             outer.push(Dim { n: count(d.n)?, src: bytes(d.src)?, dst: bytes(d.dst)?, replicate: false });
         }
-        let out_bytes = usize::try_from(plan.element_count()).ok()?.checked_mul(esize)?;
-        // Step 5: flip backward outer loops when streaming stores will be used.
-        let mut src_start = isize::try_from(usize::try_from(plan.input_start()).ok()?.checked_mul(esize)?).ok()?;
+        let out_bytes = usize::try_from(copy.element_count()).ok()?.checked_mul(esize)?;
+        // Step 2: flip backward outer loops when streaming stores will be used.
+        let mut src_start = isize::try_from(usize::try_from(copy.input_start()).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = 0isize;
-        if options.simd && out_bytes >= options.non_temporal_min_bytes {
+        let streaming = options.simd && moved_bytes(&copy) >= options.non_temporal_min_bytes as u64;
+        if streaming {
             for d in outer.iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
                 src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
@@ -151,7 +150,7 @@ impl Program {
                 (d.src, d.dst) = (-d.src, -d.dst);
             }
         }
-        // Step 6: replicable broadcast dimensions, from the inside out.
+        // Step 3: replicable broadcast dimensions, from the inside out.
         let mut contiguous = inner_dst_contiguous;
         let mut block = inner_block_bytes;
         for d in outer.iter_mut().rev() {
@@ -169,10 +168,24 @@ impl Program {
             outer,
             inner,
             out_bytes,
+            streaming,
             inner_dst_contiguous,
             inner_block_bytes,
         })
     }
+}
+
+/// The bytes a copy moves through the memory system: the output bytes written plus an estimate of the input bytes
+/// read, for the streaming-store decision. Each element read costs its innermost input stride (a gather at stride 2
+/// reads every byte between its elements), at most one cache line and at least the element, and the whole read
+/// costs at most the input byte range (broadcasts, transposes that reuse lines). Cheap enough for every call.
+pub(crate) fn moved_bytes(copy: &stridekit::NormalizedCopy) -> u64 {
+    let e = copy.element_size() as u64;
+    let count = copy.element_count();
+    let per_element = (copy.inner().input_stride.unsigned_abs().saturating_mul(e)).clamp(e, 64);
+    let span = copy.input_byte_range();
+    let read = count.saturating_mul(per_element).min(span.end - span.start);
+    count.saturating_mul(e).saturating_add(read)
 }
 
 #[cfg(test)]
@@ -224,8 +237,37 @@ mod tests {
         let p = compile(f32, &[2, 3, 4, 5], Some(&[0, 1, 0, 0]), &[1; 4], &[2, 3, 4, 5], None);
         assert_eq!(p.inner, Inner::Fill { n: 20 });
         assert!(p.outer[0].replicate && !p.outer[1].replicate);
+        // RGB pixels, columns reversed: 3-byte runs, one row of them per call.
+        let p = compile(DataType::Uint8, &[2, 5, 3], None, &[1, -1, 1], &[2, 5, 3], None);
+        assert_eq!(p.inner, Inner::Rows { rows: 5, bytes: 3, src: -3, dst: 3 });
+        assert_eq!(p.outer.len(), 1);
         // Strided output: scatter.
         let p = compile(f32, &[4, 4], None, &[1, -1], &[4, 4], Some(&[8, 2]));
         assert_eq!(p.inner, Inner::Scatter { n: 4, src: -4, dst: 8 });
+    }
+
+    #[test]
+    fn streaming_is_decided_on_bytes_read_plus_written() {
+        let f32 = DataType::Float32;
+        let plan = |in_sizes: &[u32], in_strides: Option<&[u32]>, strides: &[i32], out: &[u32]| {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(f32, in_sizes, in_strides).unwrap(),
+                output: BufferTensorDesc::new(f32, out, None).unwrap(),
+                input_window_offsets: vec![0; in_sizes.len()],
+                input_window_sizes: in_sizes.to_vec(),
+                input_window_strides: strides.to_vec(),
+            };
+            desc.validate().unwrap()
+        };
+        // A plain copy of 4 KiB moves 8 KiB; a stride-2 gather of 4 KiB reads 8 KiB more; a broadcast row reads 64 B.
+        let copy = plan(&[16, 64], None, &[1, 1], &[16, 64]);
+        let gather = plan(&[16, 128], None, &[1, 2], &[16, 64]);
+        let broadcast = plan(&[16, 16], Some(&[0, 1]), &[1, 1], &[16, 16]);
+        assert_eq!(moved_bytes(&copy.normalized()), 8192);
+        assert_eq!(moved_bytes(&gather.normalized()), 4096 + 8192 - 4);
+        assert_eq!(moved_bytes(&broadcast.normalized()), 1024 + 64);
+        let options = ExecOptions { non_temporal_min_bytes: 8192, ..ExecOptions::default() };
+        let streams = |p: &Slice1Plan| Program::compile(p, &options).unwrap().streaming;
+        assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
     }
 }

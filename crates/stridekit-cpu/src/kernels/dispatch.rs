@@ -1,0 +1,148 @@
+//! Running a checked program: the range test against the slices, the outer loops (an odometer around the inner
+//! kernel, with replication of broadcast blocks), the threads, and the choice of each kernel.
+
+use super::footprint::{Bounds, Checked};
+use super::portable::{copy, fill, gather, reverse, rows, scatter, transpose};
+use super::split::{Split, for_each_part};
+use super::{Ctx, Simd, by_size};
+use crate::planner::{Dim, Inner, Program};
+use crate::{ExecError, ExecOptions};
+
+fn detect(enabled: bool) -> Simd {
+    #[cfg(target_arch = "x86_64")]
+    if enabled && std::arch::is_x86_feature_detected!("avx2") {
+        return Simd::Avx2;
+    }
+    let _ = enabled;
+    Simd::None
+}
+
+/// Raw base pointers shared by the threads of one call.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Bases {
+    pub src: *const u8,
+    pub dst: *mut u8,
+}
+
+// SAFETY: the pointers come from a `&[u8]` and a `&mut [u8]` borrowed for the whole call (the threads are joined
+// before `execute` returns). Threads only read through `src`, and write through `dst` to pairwise disjoint bytes
+// (the parts are disjoint sets of output coordinates and D1 makes their offsets distinct), so sharing them is
+// data-race free.
+unsafe impl Send for Bases {}
+// SAFETY: as for `Send`: shared use is reads of the input and disjoint writes of the output.
+unsafe impl Sync for Bases {}
+
+/// Runs the program of `checked`, reading `src` and writing the element bytes of `dst` (nothing else). Fails,
+/// without touching `dst`, when the program reaches outside either slice.
+pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &ExecOptions) -> Result<(), ExecError> {
+    let p = &checked.program;
+    // The soundness check of the kernels (see `footprint`): every byte any kernel touches lies in the slices.
+    for (tensor, needed, len) in
+        [("InputTensor", checked.src_end, src.len()), ("OutputTensor", checked.dst_end, dst.len())]
+    {
+        if needed > len as u64 {
+            return Err(ExecError::OutOfRange { tensor, needed, len: len as u64 });
+        }
+    }
+    if !matches!(p.esize, 1 | 2 | 4 | 8) {
+        // Slice1 plans only carry byte-sized types; anything else would be a plan this module does not know.
+        return Err(ExecError::ElementSize { size: p.esize });
+    }
+    let simd = detect(options.simd);
+    let bounds = Bounds {
+        src: (src.as_ptr() as usize, src.as_ptr() as usize + checked.src_end as usize),
+        dst: (dst.as_ptr() as usize, dst.as_ptr() as usize + checked.dst_end as usize),
+    };
+    let nt = p.streaming && simd != Simd::None;
+    let ctx = Ctx { esize: p.esize, simd, nt, bounds };
+    let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
+    // SAFETY: `src` is readable for `src.len()` bytes; adding `src_start` stays inside the slice because `check`
+    // proved `src_start < src_end` and the test above `src_end <= src.len()`.
+    let src = unsafe { src.as_ptr().add(p.src_start) };
+    // SAFETY: likewise for the output: `dst_start < dst_end <= dst.len()`.
+    let dst = unsafe { dst.as_mut_ptr().add(p.dst_start) };
+    let bases = Bases { src, dst };
+    if parts <= 1 {
+        // SAFETY: the range test above covers every byte the whole program touches.
+        unsafe { run_from(p, 0, bases.src, bases.dst, ctx) };
+        if ctx.nt {
+            fence();
+        }
+        return Ok(());
+    }
+    let split = Split::new(p, parts);
+    for_each_part(split.parts, &|part| {
+        // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
+        unsafe { split.run_part(p, part, bases, ctx) }
+    });
+    Ok(())
+}
+
+/// Orders this thread's non-temporal stores before whatever follows (the join that publishes them).
+pub(super) fn fence() {
+    // Miri has no `sfence` (and no weakly ordered stores to order): the streaming stores themselves run under it.
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    super::x86::sfence();
+}
+
+/// Runs the outer loops from `level` inward at `src`/`dst`.
+///
+/// # Safety
+/// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
+pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
+    let Some(&Dim { n, src: s, dst: d, replicate }) = p.outer.get(level) else {
+        // SAFETY: the caller's contract covers the inner kernel.
+        unsafe { run_inner(p.inner, src, dst, ctx) };
+        return;
+    };
+    if replicate {
+        // SAFETY: step 0 of this loop, within the caller's contract. The first block is written with ordinary
+        // stores: it is read back right away.
+        unsafe { run_from(p, level + 1, src, dst, Ctx { nt: false, ..ctx }) };
+        for i in 1..n {
+            // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous
+            // blocks of exactly `d` bytes); step i writes the same bytes at `dst + i * d`, inside the range.
+            unsafe { copy_block(dst, dst.offset(i as isize * d), d as usize, ctx) };
+        }
+    } else {
+        for i in 0..n as isize {
+            // SAFETY: step i of this loop, within the caller's contract.
+            unsafe { run_from(p, level + 1, src.offset(i * s), dst.offset(i * d), ctx) };
+        }
+    }
+}
+
+/// Copies a written output block of `len` bytes at `from` to `to` (replication of a broadcast dimension).
+///
+/// # Safety
+/// `from` readable and `to` writable for `len` bytes, both inside the output, not overlapping.
+pub(super) unsafe fn copy_block(from: *const u8, to: *mut u8, len: usize, ctx: Ctx) {
+    let (lo, hi) = ctx.bounds.dst;
+    debug_assert!(lo <= from as usize && from as usize + len <= hi && lo <= to as usize && to as usize + len <= hi);
+    debug_assert!(from as usize + len <= to as usize || to as usize + len <= from as usize);
+    // SAFETY: the caller's contract.
+    unsafe { copy::copy_bytes(from, to, len, ctx) };
+}
+
+/// Runs one inner kernel.
+///
+/// # Safety
+/// The bytes `inner` reaches from `src` (reads) and `dst` (writes), as its footprint counts them, are valid and
+/// do not overlap.
+pub(super) unsafe fn run_inner(inner: Inner, src: *const u8, dst: *mut u8, ctx: Ctx) {
+    ctx.bounds.debug_check(inner, ctx.esize, src, dst);
+    // SAFETY: for every arm, the forwarded contract; each kernel touches exactly the bytes its footprint counts.
+    unsafe {
+        match inner {
+            Inner::Copy { bytes } => copy::copy_bytes(src, dst, bytes, ctx),
+            Inner::Reverse { n } => by_size!(ctx.esize, reverse::reverse, src, dst, n, ctx),
+            Inner::Fill { n } => by_size!(ctx.esize, fill::fill, src, dst, n, ctx),
+            Inner::Gather { n, src: s } => by_size!(ctx.esize, gather::gather, src, dst, n, s, ctx),
+            Inner::Transpose { na, a_dst, nb, b_src } => {
+                by_size!(ctx.esize, transpose::transpose, src, dst, na, a_dst, nb, b_src, ctx)
+            }
+            Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d),
+            Inner::Scatter { n, src: s, dst: d } => by_size!(ctx.esize, scatter::scatter, src, dst, n, s, d),
+        }
+    }
+}

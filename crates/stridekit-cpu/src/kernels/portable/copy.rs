@@ -1,0 +1,28 @@
+//! The bulk copy: a contiguous run on both sides (`ptr::copy_nonoverlapping`, or AVX2 streaming stores).
+
+use crate::kernels::footprint::{Footprint, HERE};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86;
+use crate::kernels::{Ctx, Simd};
+
+/// One call copies `bytes` bytes forward on both sides (whole elements of `esize` bytes).
+pub(crate) fn footprint(bytes: usize, esize: usize) -> Footprint {
+    let run = (bytes / esize, esize as isize);
+    Footprint { src: [run, HERE], dst: [run, HERE] }
+}
+
+/// Copies `len` bytes.
+///
+/// # Safety
+/// `src` readable and `dst` writable for `len` bytes; the ranges do not overlap.
+pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize, ctx: Ctx) {
+    #[cfg(target_arch = "x86_64")]
+    if ctx.nt && ctx.simd == Simd::Avx2 && len >= x86::NT_MIN_RUN {
+        // SAFETY: AVX2 was detected at run time; the ranges are the caller's.
+        unsafe { x86::copy_nt_avx2(src, dst, len) };
+        return;
+    }
+    let _ = (ctx, Simd::None);
+    // SAFETY: the caller's contract.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
+}

@@ -1,0 +1,98 @@
+//! The transpose into few long destination rows (NHWC -> NCHW) with streaming stores: column blocks assembled in
+//! scratch, then streamed out as whole aligned lines.
+
+use super::store::{head_to_align, stream32};
+use super::tiles::{tile_for, tile_size};
+use super::transpose::{SCRATCH_BYTES, transpose_avx2};
+use crate::kernels::Elem;
+use std::arch::x86_64::*;
+
+/// Bytes of each destination row that [`transpose_stream_cols`] assembles per block (four cache lines).
+pub(crate) const COL_BLOCK: usize = 256;
+
+/// The transpose of [`transpose_avx2`] when the destination rows `a` are long (NHWC -> NCHW: few rows of a whole
+/// plane each, `a_dst` a multiple of 32) and there are few of them (`na * COL_BLOCK` fits the scratch block). Written row by
+/// row in 32-byte pieces, such a transpose keeps `na` partial lines in flight per row block and pays a
+/// read-for-ownership for each; here a block of `COL_BLOCK` bytes of every row is assembled in scratch from the
+/// contiguous source rows, then streamed out as whole, aligned lines. Columns before the first 32-byte aligned
+/// destination column and after the last whole block take the plain tiled path.
+///
+/// # Safety
+/// As for [`transpose_avx2`]; in addition `a_dst > 0`, `a_dst % 32 == 0` and `na * COL_BLOCK <= SCRATCH_BYTES`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+) {
+    let e = T::SIZE;
+    let ei = e as isize;
+    let tile = tile_size(e);
+    let wb = COL_BLOCK / e;
+    let head_bytes = head_to_align(dst, nb * e);
+    // A destination that is not element-aligned cannot be brought to 32-byte alignment: no streaming blocks.
+    let (head, blocks) =
+        if head_bytes.is_multiple_of(e) { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
+    let body_end = head + blocks * wb;
+    // Columns 0 .. head and body_end .. nb: sub-ranges of the caller's (a, b) ranges, run without streaming (so
+    // this function is not re-entered). An empty range is skipped: its start may lie outside the allocation.
+    if head > 0 {
+        // SAFETY: columns 0 .. head of the caller's range.
+        unsafe { transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false) };
+    }
+    if body_end < nb {
+        let (bs, bd) = (body_end as isize * b_src, body_end as isize * ei);
+        // SAFETY: columns body_end .. nb of the caller's range; column body_end exists.
+        unsafe { transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false) };
+    }
+    // Left uninitialised: every block writes rows 0 .. na of COL_BLOCK bytes before they are streamed out.
+    let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
+    let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
+    let cb = COL_BLOCK as isize;
+    for blk in 0..blocks {
+        let b0 = (head + blk * wb) as isize;
+        // Source rows b0 + bb .. + tile (contiguous, `tile` rows of `na` elements) are consumed one group at a
+        // time, so the source is read strictly forwards; the scratch rows take `tile` elements each.
+        let full_a = na / tile * tile;
+        for bb in (0..wb as isize).step_by(tile) {
+            for a in (0..full_a as isize).step_by(tile) {
+                // SAFETY: source tile rows b0 + bb .. + tile, elements a .. a + tile, inside the caller's range
+                // (b0 + bb + tile <= body_end <= nb, a + tile <= na); scratch rows a .. a + tile at bytes
+                // bb * e .. (bb + tile) * e of COL_BLOCK, inside the block (na * COL_BLOCK <= SCRATCH_BYTES).
+                unsafe {
+                    tile_for::<T>(
+                        src.offset(a * ei + (b0 + bb) * b_src),
+                        scratch_ptr.offset(a * cb + bb * ei),
+                        cb,
+                        b_src,
+                    )
+                };
+            }
+        }
+        for ai in full_a as isize..na as isize {
+            for bb in 0..wb as isize {
+                // SAFETY: element (ai, b0 + bb) of the source range; byte bb * e of scratch row ai.
+                unsafe {
+                    scratch_ptr
+                        .offset(ai * cb + bb * ei)
+                        .cast::<T>()
+                        .write_unaligned(src.offset(ai * ei + (b0 + bb) * b_src).cast::<T>().read_unaligned())
+                };
+            }
+        }
+        for a in 0..na as isize {
+            for piece in (0..cb).step_by(32) {
+                // SAFETY: scratch row a was fully written above; the destination bytes b0 * e + piece .. + 32 of
+                // row a lie inside the block b0 .. b0 + wb of the caller's range, 32-byte aligned (dst + head * e
+                // is aligned, a_dst and COL_BLOCK are multiples of 32).
+                unsafe {
+                    let v = _mm256_loadu_si256(scratch_ptr.offset(a * cb + piece).cast());
+                    stream32(dst.offset(a * a_dst + b0 * ei + piece), v);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,155 @@
+//! The gather at small strides (+-2, +-3, +-4 elements) into a contiguous destination, with byte shuffles.
+
+use super::reverse::reverse_vector;
+use super::store::{head_to_align, store};
+use crate::kernels::Elem;
+use std::arch::x86_64::*;
+
+/// `dst[i] = src[i * stride bytes]` for elements of `T` at a stride of +-2, +-3 or +-4 elements, with byte shuffles
+/// (hardware gathers measured 5x slower on the development machine). Returns `false`, having written nothing, for
+/// any other stride; the caller then runs the portable loop.
+///
+/// # Safety
+/// AVX2 is available; the `n` source elements and `n` contiguous destination elements are valid; no overlap.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, nt: bool) -> bool {
+    let e = T::SIZE as isize;
+    if stride % e != 0 {
+        return false;
+    }
+    let k = stride / e;
+    // SAFETY: for all arms, the caller's contract; K * e is the byte stride's magnitude.
+    unsafe {
+        match k.unsigned_abs() {
+            2 => gather_k::<T, 2>(src, dst, n, k < 0, nt),
+            3 => gather_k::<T, 3>(src, dst, n, k < 0, nt),
+            4 => gather_k::<T, 4>(src, dst, n, k < 0, nt),
+            _ => return false,
+        }
+    }
+    true
+}
+
+/// `pshufb` masks for a gather of `e`-byte elements at stride `k` elements: mask `c` moves into each 16-byte output
+/// lane the bytes that lie in chunk `c` of the lane's `16 k` source bytes, and zeroes the others (so that the
+/// `k` shuffled chunks can be OR-ed together). Both 128-bit halves hold the same lane mask.
+pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; 4] {
+    let mut masks = [[i8::MIN; 32]; 4];
+    for j in 0..16 {
+        let from = (j / e) * k * e + j % e;
+        masks[from / 16][j] = (from % 16) as i8;
+        masks[from / 16][j + 16] = (from % 16) as i8;
+    }
+    masks
+}
+
+/// Gathers the `32 / size_of T` elements at stride `K` elements starting at `p`, forwards, reading the `32 K`
+/// bytes from `p` (the last element's stride step included).
+///
+/// # Safety
+/// AVX2 is available; `32 K` bytes readable at `p`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; 4]) -> __m256i {
+    // SAFETY: for every load, the loads cover bytes p .. p + 32 K, the caller's range.
+    unsafe {
+        if T::SIZE == 4 && K == 2 {
+            // Two 8-element vectors; `shufps` keeps the even elements of each 128-bit half, `vpermq` orders them.
+            let a = _mm256_castsi256_ps(_mm256_loadu_si256(p.cast()));
+            let b = _mm256_castsi256_ps(_mm256_loadu_si256(p.add(32).cast()));
+            let even = _mm256_shuffle_ps::<0b10_00_10_00>(a, b);
+            return _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_castps_si256(even));
+        }
+        if T::SIZE == 4 && K == 3 {
+            // Three vectors, each permuted across lanes so that its elements land in place, then blended.
+            let a =
+                _mm256_permutevar8x32_epi32(_mm256_loadu_si256(p.cast()), _mm256_setr_epi32(0, 3, 6, 0, 0, 0, 0, 0));
+            let b = _mm256_permutevar8x32_epi32(
+                _mm256_loadu_si256(p.add(32).cast()),
+                _mm256_setr_epi32(0, 0, 0, 1, 4, 7, 0, 0),
+            );
+            let c = _mm256_permutevar8x32_epi32(
+                _mm256_loadu_si256(p.add(64).cast()),
+                _mm256_setr_epi32(0, 0, 0, 0, 0, 0, 2, 5),
+            );
+            return _mm256_blend_epi32::<0b1100_0000>(_mm256_blend_epi32::<0b0011_1000>(a, b), c);
+        }
+        // General case: output lane h (16 bytes) comes from source bytes 16 K h .. 16 K (h + 1); `pshufb` works
+        // within 128-bit lanes, so chunk c of both lanes is loaded into one vector and shuffled with mask c.
+        let mut acc = _mm256_setzero_si256();
+        for (c, mask) in masks.iter().enumerate().take(K) {
+            let lo = _mm_loadu_si128(p.add(16 * c).cast());
+            let hi = _mm_loadu_si128(p.add(16 * K + 16 * c).cast());
+            let v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
+            acc = _mm256_or_si256(acc, _mm256_shuffle_epi8(v, *mask));
+        }
+        acc
+    }
+}
+
+/// The gather of [`gather_avx2`] at a stride of `K` elements, backwards when `neg`.
+///
+/// A vector block of outputs `i .. i + per` reads the `32 K` source bytes from its lowest element on, which run
+/// `(K - 1)` elements' worth past its highest element: up to (excluding) the element of output `i + per` going
+/// forwards, of output `i - 1` going backwards. Vector blocks are only used where that element exists, so no byte
+/// outside the caller's range is read. Backward gathers run their blocks from the last to the first, so that the
+/// source is read at rising addresses (see [`reverse_avx2`]).
+///
+/// # Safety
+/// As for [`gather_avx2`], with the byte stride `K * size_of T`, negated when `neg`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut u8, n: usize, neg: bool, nt: bool) {
+    let e = T::SIZE;
+    let per = 32 / e;
+    let step = K * e;
+    let head = if nt { head_to_align(dst, n * e) / e } else { 0 };
+    // A head that is not a whole number of elements cannot reach alignment: fall back to unaligned stores.
+    let nt = nt && (dst as usize + head * e).is_multiple_of(32);
+    // Backwards, block 0 would read above output 0's element: start one block later (alignment is kept).
+    let start = if neg && head == 0 { per.min(n) } else { head };
+    let room = if neg { n - start } else { n.saturating_sub(start + 1) };
+    let vec_end = start + room / per * per;
+    // SAFETY: callers pass i < n, an element of the caller's source range.
+    let elem = |i: usize| unsafe { if neg { src.sub(i * step) } else { src.add(i * step) } };
+    let scalar = |i: usize| {
+        // SAFETY: element i < n of both ranges.
+        unsafe { dst.cast::<T>().add(i).write_unaligned(elem(i).cast::<T>().read_unaligned()) }
+    };
+    let masks = gather_masks(e, K).map(|m| {
+        // SAFETY: `m` is 32 bytes.
+        unsafe { _mm256_loadu_si256(m.as_ptr().cast()) }
+    });
+    if neg {
+        for i in (vec_end..n).rev() {
+            scalar(i);
+        }
+        let mut i = vec_end;
+        while i > start {
+            i -= per;
+            // SAFETY: the block reads 32 K bytes from output i + per - 1's element (i + per <= n) up to, excluding,
+            // output i - 1's element (i >= start >= 1); destination elements i .. i + per lie in the range and are
+            // 32-byte aligned when nt (start is aligned, steps of 32 bytes).
+            unsafe {
+                let v = gather_block::<T, K>(elem(i + per - 1), &masks);
+                store(dst.add(i * e), reverse_vector::<T>(v), nt);
+            }
+        }
+        for i in (0..start).rev() {
+            scalar(i);
+        }
+    } else {
+        for i in 0..start {
+            scalar(i);
+        }
+        let mut i = start;
+        while i < vec_end {
+            // SAFETY: the block reads 32 K bytes from output i's element up to, excluding, output i + per's
+            // (i + per < n); destination elements i .. i + per lie in the range, aligned when nt.
+            unsafe { store(dst.add(i * e), gather_block::<T, K>(elem(i), &masks), nt) };
+            i += per;
+        }
+        for i in vec_end..n {
+            scalar(i);
+        }
+    }
+}

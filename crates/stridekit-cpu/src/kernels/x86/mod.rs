@@ -1,0 +1,24 @@
+//! x86_64 kernels (AVX2, plus SSE2 `sfence`), one file per kernel. Each is an `unsafe fn` with
+//! `#[target_feature(enable = "avx2")]`: callers must have detected AVX2 at run time. Vector loads and stores are
+//! unaligned except the streaming stores, which are issued only after a scalar head has aligned the destination.
+//! Every kernel reads and writes exactly the elements of its portable twin in `kernels/portable/`, whose
+//! `footprint` is what the soundness check counted.
+
+mod columns;
+mod copy;
+mod fill;
+mod gather;
+mod interleave;
+mod narrow;
+mod reverse;
+mod store;
+mod tiles;
+mod transpose;
+
+pub(crate) use copy::{NT_MIN_RUN, copy_nt_avx2};
+pub(crate) use fill::fill_avx2;
+pub(crate) use gather::gather_avx2;
+pub(crate) use reverse::reverse_avx2;
+#[cfg(not(miri))]
+pub(crate) use store::sfence;
+pub(crate) use transpose::transpose_avx2;

@@ -1,0 +1,149 @@
+//! Square SIMD transpose tiles, one per element size: 16x16 bytes and 8x8 of 2 bytes (SSE2 unpack networks), 8x8 of
+//! 4 bytes and 4x4 of 8 bytes (AVX2). Each reads `tile` source rows and writes `tile` destination rows of
+//! `tile * size_of T` bytes (its footprint); the callers guarantee those rows.
+
+use crate::kernels::Elem;
+use std::arch::x86_64::*;
+
+/// Transposes one full 8x8 tile of 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`, `a, b < 8`.
+///
+/// # Safety
+/// AVX2 is available; the 8 source rows of 32 bytes at `src + b * b_src` and the 8 destination rows of 32 bytes at
+/// `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
+    let row = |j: isize| unsafe { _mm256_castsi256_ps(_mm256_loadu_si256(src.offset(j * b_src).cast())) };
+    let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7));
+    let t0 = _mm256_unpacklo_ps(r0, r1);
+    let t1 = _mm256_unpackhi_ps(r0, r1);
+    let t2 = _mm256_unpacklo_ps(r2, r3);
+    let t3 = _mm256_unpackhi_ps(r2, r3);
+    let t4 = _mm256_unpacklo_ps(r4, r5);
+    let t5 = _mm256_unpackhi_ps(r4, r5);
+    let t6 = _mm256_unpacklo_ps(r6, r7);
+    let t7 = _mm256_unpackhi_ps(r6, r7);
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+    let out = [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ];
+    for (i, v) in out.into_iter().enumerate() {
+        // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
+        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), _mm256_castps_si256(v)) };
+    }
+}
+
+/// One round of a 128-bit transpose network over `N` registers of `N` rows of `16 / N`-byte elements: the
+/// registers hold `cols` column blocks of `N / cols` row groups (index `c * groups + q`); interleaving the
+/// `width`-bit units of row groups `2q` and `2q + 1` doubles the column blocks and halves the row groups.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width: u32) -> [__m128i; N] {
+    let groups = N / cols;
+    let mut out = *v;
+    for c in 0..cols {
+        for q in 0..groups / 2 {
+            let (a, b) = (v[c * groups + 2 * q], v[c * groups + 2 * q + 1]);
+            let (lo, hi) = match width {
+                8 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+                16 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+                32 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+                _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
+            };
+            out[2 * c * (groups / 2) + q] = lo;
+            out[(2 * c + 1) * (groups / 2) + q] = hi;
+        }
+    }
+    out
+}
+
+/// Transposes one full `N x N` tile of `16 / N`-byte elements (16 rows of bytes, or 8 rows of 2-byte elements),
+/// `dst[a * a_dst + b] = src[a + b * b_src]`, with `log2 N` rounds of SSE2 unpacks.
+///
+/// # Safety
+/// AVX2 is available; the `N` source rows of 16 bytes at `src + b * b_src` and the `N` destination rows of 16 bytes
+/// at `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 16 bytes at src + j * b_src (the caller's contract).
+    let mut v: [__m128i; N] =
+        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.offset(j as isize * b_src).cast()) });
+    let (mut cols, mut width) = (1, 128 / N as u32);
+    while cols < N {
+        v = unpack_round(&v, cols, width);
+        (cols, width) = (cols * 2, width * 2);
+    }
+    for (a, row) in v.into_iter().enumerate() {
+        // SAFETY: row a of the destination tile is 16 bytes at dst + a * a_dst (the caller's contract).
+        unsafe { _mm_storeu_si128(dst.offset(a as isize * a_dst).cast(), row) };
+    }
+}
+
+/// Transposes one full 4x4 tile of 8-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`.
+///
+/// # Safety
+/// AVX2 is available; the 4 source rows of 32 bytes at `src + b * b_src` and the 4 destination rows of 32 bytes at
+/// `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile4x8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
+    let row = |j: isize| unsafe { _mm256_loadu_si256(src.offset(j * b_src).cast()) };
+    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
+    let (t0, t1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
+    let (t2, t3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
+    let out = [
+        _mm256_permute2x128_si256::<0x20>(t0, t2),
+        _mm256_permute2x128_si256::<0x20>(t1, t3),
+        _mm256_permute2x128_si256::<0x31>(t0, t2),
+        _mm256_permute2x128_si256::<0x31>(t1, t3),
+    ];
+    for (i, v) in out.into_iter().enumerate() {
+        // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
+        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), v) };
+    }
+}
+
+/// Elements per side of the square SIMD tile for `e`-byte elements.
+pub(crate) const fn tile_size(e: usize) -> usize {
+    match e {
+        1 => 16,
+        8 => 4,
+        _ => 8,
+    }
+}
+
+/// Transposes one full tile of [`tile_size`] elements of `T` per side.
+///
+/// # Safety
+/// As for the tile function of the size: every source row `src + b * b_src` and destination row `dst + a * a_dst`
+/// of `tile_size * size_of T` bytes is valid; no overlap; AVX2 is available.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile_for<T: Elem>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: the caller's contract, which is each tile function's.
+    unsafe {
+        match T::SIZE {
+            1 => tile16::<16>(src, dst, a_dst, b_src),
+            2 => tile16::<8>(src, dst, a_dst, b_src),
+            4 => tile8(src, dst, a_dst, b_src),
+            _ => tile4x8(src, dst, a_dst, b_src),
+        }
+    }
+}
