@@ -29,9 +29,12 @@
 //! assert_eq!(numpy_slice(&[4, 5], "2:2").unwrap(), SliceOutcome::Empty { output_shape: vec![0, 5] });
 //! ```
 
+mod empty;
 pub mod lists;
 pub mod numpy;
 pub mod onnx;
+
+pub use empty::validate_empty;
 
 use crate::{BufferTensorDesc, DataType, Slice1Desc, TensorDescError};
 
@@ -106,7 +109,8 @@ pub enum SliceOutcome {
     /// A non-empty result: one Slice1 does it.
     Window(Slice1Params),
     /// Some output dimension is 0. DirectML cannot express zero-size tensors, so nothing is dispatched; the result is
-    /// an empty array of this shape (same rank as the input).
+    /// an empty array of this shape (same rank as the input), once [`validate_empty`] has checked every other rule
+    /// (D11).
     Empty {
         /// The output shape; at least one entry is 0.
         output_shape: Vec<u64>,
