@@ -123,6 +123,17 @@ pub enum InvalidKind {
         /// Length of the file.
         file_len: u64,
     },
+    /// The header length field exceeds NumPy's cap, [`crate::MAX_HEADER_LEN`].
+    #[error(
+        "the header length field says {header_len} bytes; NumPy refuses headers over {max} bytes as unsafe to parse \
+         (numpy.load's max_header_size), and so does stridekit"
+    )]
+    HeaderTooLong {
+        /// The header length field.
+        header_len: u64,
+        /// The cap.
+        max: u64,
+    },
     /// [`crate::parse_header_with_len`] was given fewer bytes than the header occupies.
     #[error("the header ends at byte {needed}, but only the first {given} bytes were given to the parser")]
     PrefixTooShort {

@@ -31,6 +31,12 @@ const PREAMBLE_LEN_V2: usize = MAGIC_AND_VERSION_LEN + 4;
 /// The longest preamble (versions 2.0 and 3.0): read this many bytes to learn the header length of any version.
 pub const MAX_PREAMBLE_LEN: usize = PREAMBLE_LEN_V2;
 
+/// The longest header (the dict text after the preamble) a reader accepts, in bytes: NumPy's `_MAX_HEADER_SIZE`
+/// (`numpy.load(max_header_size=10000)`), which refuses longer headers as unsafe to parse. NumPy compares the
+/// decoded text's length in characters; a valid header is ASCII, so bytes and characters agree. The check comes
+/// before the header is read, so a file claiming a 4 GiB header costs nothing.
+pub const MAX_HEADER_LEN: u64 = 10_000;
+
 /// The parsed, validated header of a `.npy` file.
 ///
 /// Returned by [`parse_header`], [`parse_header_with_len`] and the readers. Every header this crate returns satisfies:
@@ -122,7 +128,8 @@ pub fn parse_header(file: &[u8]) -> Result<NpyHeader, NpyError> {
 ///
 /// Validation happens in this order, so a hostile file is refused before anything depends on its claims:
 /// 1. the preamble is complete and the magic and version are known;
-/// 2. the header length is checked against the file length (nothing is allocated before this);
+/// 2. the header length is checked against NumPy's cap [`MAX_HEADER_LEN`] and against the file length (nothing is
+///    allocated before this);
 /// 3. the dict is parsed (at most [`MAX_DIMS`] dimensions are stored, so the allocation is bounded);
 /// 4. the element and byte counts are computed in checked `u64` arithmetic, including every partial product that a
 ///    stride can be (so [`NpyHeader::strides`] cannot overflow even when a zero dimension makes the total 0);
@@ -205,6 +212,10 @@ fn header_end_impl(preamble: &[u8], file_len: u64) -> Result<((u8, u8), usize, u
         [a, b, c, d] => u64::from(u32::from_le_bytes([a, b, c, d])),
         _ => return Err(too_short(preamble_len)),
     };
+    // Condition 2a: NumPy's cap on the header length (`max_header_size`).
+    if header_len > MAX_HEADER_LEN {
+        return Err(InvalidKind::HeaderTooLong { header_len, max: MAX_HEADER_LEN });
+    }
     // A file shorter than the preamble it claims was caught above only when the prefix was short; check it too.
     if file_len < preamble_len as u64 {
         return Err(InvalidKind::TooShort { file_len, needed: preamble_len as u64 });
@@ -727,11 +738,20 @@ mod tests {
         );
         assert_eq!(
             kind(parse_header(b"\x93NUMPY\x02\x00\xff\xff\xff\xff")),
-            InvalidKind::HeaderPastEnd { header_len: 4294967295, header_end: 4294967307, file_len: 12 }
+            InvalidKind::HeaderTooLong { header_len: 4294967295, max: MAX_HEADER_LEN }
         );
         assert_eq!(
             kind(parse_header(b"\x93NUMPY\x01\x00\xff\xff")),
-            InvalidKind::HeaderPastEnd { header_len: 65535, header_end: 65545, file_len: 10 }
+            InvalidKind::HeaderTooLong { header_len: 65535, max: MAX_HEADER_LEN }
+        );
+        // 10000 bytes pass the cap (and then fail against the file length), 10001 do not: NumPy's exact limit.
+        assert_eq!(
+            kind(parse_header(b"\x93NUMPY\x01\x00\x10\x27")),
+            InvalidKind::HeaderPastEnd { header_len: 10000, header_end: 10010, file_len: 10 }
+        );
+        assert_eq!(
+            kind(parse_header(b"\x93NUMPY\x01\x00\x11\x27")),
+            InvalidKind::HeaderTooLong { header_len: 10001, max: MAX_HEADER_LEN }
         );
         // Only a prefix given: the header end is computed, then the parser asks for more.
         let f = file(1, "{'descr': '<f4', 'fortran_order': False, 'shape': ()}", 4);

@@ -40,7 +40,7 @@
 //! ## Hostile files
 //!
 //! Parsing never panics and never allocates in proportion to a number the file claims: the header length is checked
-//! against the file length before the header is read, the shape holds at most [`MAX_DIMS`] dimensions, element and
+//! against NumPy's cap ([`MAX_HEADER_LEN`], 10,000 bytes) and the file length before the header is read, the shape holds at most [`MAX_DIMS`] dimensions, element and
 //! byte counts are computed in checked `u64` arithmetic, and the data must be exactly the shape's byte count
 //! (the numbered conditions on [`parse_header_with_len`]). A property test feeds random and mutated
 //! bytes to every parser.
@@ -65,9 +65,11 @@ mod read;
 mod write;
 
 pub use error::{InvalidKind, NpyError};
-pub use header::{MAX_PREAMBLE_LEN, NpyHeader, encode_header, header_end, parse_header, parse_header_with_len};
+pub use header::{
+    MAX_HEADER_LEN, MAX_PREAMBLE_LEN, NpyHeader, encode_header, header_end, parse_header, parse_header_with_len,
+};
 pub use read::{MappedNpy, NpyArray, NpyView, read_from_bytes, read_header, read_npy};
-pub use write::{AtomicNpyFile, write_npy};
+pub use write::{AtomicNpyFile, TEMP_PREFIX, TEMP_SUFFIX, write_npy};
 
 /// The six bytes every `.npy` file starts with.
 pub const MAGIC: [u8; 6] = *b"\x93NUMPY";

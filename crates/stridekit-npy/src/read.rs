@@ -132,8 +132,18 @@ fn read_up_to(reader: &mut dyn Read, buf: &mut Vec<u8>, len: u64) -> Result<(), 
 }
 
 /// Opens `path` for reading and checks that it is a regular file; returns the file and its length.
-fn open_regular(path: &Path) -> Result<(File, u64), NpyError> {
-    let file = File::open(path).map_err(|e| NpyError::io("open", Some(path), e))?;
+///
+/// The file is opened non-blocking, so that a named pipe (FIFO) is refused at once instead of waiting forever for a
+/// writer; the check that follows accepts only regular files, on which the flag changes nothing.
+pub(crate) fn open_regular(path: &Path) -> Result<(File, u64), NpyError> {
+    let mut options = File::options();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| NpyError::io("open", Some(path), e))?;
     let meta = file.metadata().map_err(|e| NpyError::io("inspect", Some(path), e))?;
     if !meta.is_file() {
         let kind = InvalidKind::NotRegularFile { what: what_is(&meta), hint: "give the path of a .npy file" };
@@ -142,7 +152,22 @@ fn open_regular(path: &Path) -> Result<(File, u64), NpyError> {
     Ok((file, meta.len()))
 }
 
+/// What a path that is not a regular file is, for messages.
 pub(crate) fn what_is(meta: &Metadata) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        let t = meta.file_type();
+        if t.is_fifo() {
+            return "a named pipe (FIFO)";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+        if t.is_char_device() || t.is_block_device() {
+            return "a device";
+        }
+    }
     if meta.is_dir() { "a directory" } else { "a device, pipe or socket" }
 }
 

@@ -79,92 +79,112 @@ const PREALLOCATE_CHUNK: usize = 1 << 20;
 /// # Ok(()) }
 /// ```
 ///
-/// **Destination is a regular file or does not exist** (the normal case): the file is built as a temporary file
-/// (`.NAME.XXXXXX.tmp`) in the destination's directory, so the final rename stays on one file system and is atomic.
-/// The temporary file is first written in full (header, then zeros) so that its blocks are allocated: a full disk
-/// is then an ordinary `error[io]` from [`AtomicNpyFile::create`], not a `SIGBUS` in the middle of filling a sparse
-/// memory map. (Copy-on-write file systems can still need space when pages are rewritten; there the kernel decides.)
-/// It is then memory-mapped writable and [`AtomicNpyFile::data_mut`] is the map: the caller's output goes into the
-/// file's pages with no second in-memory copy. [`AtomicNpyFile::commit`] flushes the map, syncs the file, gives it the
-/// permissions of the file it replaces (a new file gets the usual `0o666` minus umask on Unix) and renames it over the
-/// destination. If the destination is a symbolic link to a regular file, the link's target is replaced and the link
-/// is kept.
+/// The file is built as a temporary file in the destination's directory, so that the final rename stays on one file
+/// system and is atomic: a failed run never modifies an existing destination. The temporary file is first written in
+/// full (header, then zeros) so that its blocks are allocated: a full disk is then an ordinary `error[io]` from
+/// [`AtomicNpyFile::create`], not a `SIGBUS` in the middle of filling a sparse memory map. (Copy-on-write file
+/// systems can still need space when pages are rewritten; there the kernel decides.) It is then memory-mapped
+/// writable and [`AtomicNpyFile::data_mut`] is the map: the caller's output goes into the file's pages with no second
+/// in-memory copy. [`AtomicNpyFile::commit`] flushes the map, syncs the file, gives it the permissions of the file it
+/// replaces (a new file gets the usual `0o666` minus umask on Unix) and renames it over the destination.
 ///
-/// **On any error, or if the value is dropped without `commit`,** the temporary file is removed and an existing
-/// destination is untouched. (A process killed mid-way leaves its `.tmp` file behind, as with any atomic writer.)
+/// What the destination may be, decided once and documented here:
 ///
-/// **Destination exists but is not a regular file** (`/dev/null`, `/dev/full`, a named pipe): a rename would
-/// *replace the device node* (if permitted, e.g. as root), which is never what the user means. Such destinations are
-/// instead opened for writing at `create` time and written in place by `commit`, through an in-memory buffer (a
-/// device cannot be memory-mapped); opening a named pipe waits for its reader, as a shell redirection does. Writing to `/dev/full` therefore fails in `commit` with
-/// `error[io]: cannot write /dev/full: No space left on device`. A directory is rejected at `create` with
-/// [`InvalidKind::NotRegularFile`].
+/// - **Does not exist**: created.
+/// - **A regular file this user may open for writing**: replaced (atomically). A file the user could not open for
+///   writing (mode `0444` for a non-root user, say) is refused with `error[io]: cannot open for writing ...`, before
+///   anything is created, exactly where `np.save` fails: the rename would otherwise replace a file the user may
+///   not write, whenever its directory is writable.
+/// - **A symbolic link** (or a chain of them): written through, as `np.save` (`open(path, "wb")`) does: the final
+///   target is replaced and every link is kept. A dangling link is written through as well: its target is created
+///   (in the target's directory, which must exist), and the link then points to the new file. Temporary file and
+///   rename happen in the target's directory.
+/// - **A hard link** (a file with other names): the rename gives the destination name a new file; the other names
+///   keep the old contents. This differs from `np.save`, which truncates and rewrites the shared file in place; it is
+///   the price of atomicity (a failed or interrupted run never leaves a half-written file under any name).
+/// - **A directory, named pipe (FIFO), socket or device** (`/dev/null` included): refused with
+///   [`InvalidKind::NotRegularFile`], without opening it (opening a FIFO would wait for a reader forever; renaming
+///   over a device node would replace the node).
+///
+/// **Temporary files.** Named `.sk.XXXXXX.tmp` (six random characters), 14 bytes whatever the destination's name, so
+/// that any destination name the file system accepts works. On any error, or if the value is dropped without
+/// `commit`, the temporary file is removed and an existing destination is untouched. A process killed by a signal
+/// runs no destructor: a program that wants its temporary file removed on `SIGINT`/`SIGTERM` registers
+/// [`AtomicNpyFile::temp_path`] with its signal handler, from the hook of [`AtomicNpyFile::create_with_hook`] (the
+/// `stridekit` CLI does).
 #[derive(Debug)]
 pub struct AtomicNpyFile {
     /// The path given by the caller, for messages.
     path: PathBuf,
     data_offset: usize,
-    sink: Sink,
+    temp: NamedTempFile,
+    map: MmapMut,
+    /// Where the file lands: `path` with its symbolic links resolved.
+    target: PathBuf,
+    /// The permissions of the file replaced, if any.
+    permissions: Option<Permissions>,
 }
 
-#[derive(Debug)]
-enum Sink {
-    /// A mapped temporary file, renamed over `target` on commit.
-    Mapped { temp: NamedTempFile, map: MmapMut, target: PathBuf, permissions: Option<Permissions> },
-    /// An existing non-regular file (device, pipe), written in place on commit.
-    InPlace { file: File, buf: Vec<u8> },
-}
+/// The most symbolic links followed when resolving a destination (Linux's `MAXSYMLINKS`).
+const MAX_LINKS: usize = 40;
 
-/// Where output to a path goes.
-enum Destination {
-    /// A regular file (maybe not yet existing) at this path, with the permissions of the file it replaces.
-    Regular { target: PathBuf, permissions: Option<Permissions> },
-    /// Something else that exists and is written in place.
-    InPlace,
-}
+/// Prefix and suffix of temporary file names: `.sk.XXXXXX.tmp`.
+pub const TEMP_PREFIX: &str = ".sk.";
+/// See [`TEMP_PREFIX`].
+pub const TEMP_SUFFIX: &str = ".tmp";
 
 impl AtomicNpyFile {
     /// Prepares to write a C-order `.npy` file of `data_type` and `shape` at `path`.
     ///
-    /// Validates the arguments ([`crate::encode_header`]'s errors), inspects the destination, and creates, sizes and
-    /// maps the temporary file (or opens the device). All of it happens before the caller computes anything, so
+    /// Validates the arguments ([`crate::encode_header`]'s errors), inspects the destination (see the type's docs),
+    /// and creates, sizes and maps the temporary file. All of it happens before the caller computes anything, so
     /// permission and space problems surface first.
     pub fn create(path: &Path, data_type: DataType, shape: &[u64]) -> Result<Self, NpyError> {
-        Self::create_impl(path, data_type, shape).map_err(|e| e.with_path(path))
+        Self::create_with_hook(path, data_type, shape, |_| {})
     }
 
-    fn create_impl(path: &Path, data_type: DataType, shape: &[u64]) -> Result<Self, NpyError> {
+    /// [`AtomicNpyFile::create`], calling `on_temp` with the temporary file's path as soon as it exists, before it is
+    /// filled (which takes time for a large file): the moment to register it for removal by a signal handler.
+    pub fn create_with_hook(
+        path: &Path,
+        data_type: DataType,
+        shape: &[u64],
+        on_temp: impl FnOnce(&Path),
+    ) -> Result<Self, NpyError> {
+        Self::create_impl(path, data_type, shape, &mut Some(on_temp)).map_err(|e| e.with_path(path))
+    }
+
+    fn create_impl(
+        path: &Path,
+        data_type: DataType,
+        shape: &[u64],
+        on_temp: &mut Option<impl FnOnce(&Path)>,
+    ) -> Result<Self, NpyError> {
         let header = encode_header(data_type, shape)?;
         let (_, data_len) = data_len(data_type, shape)?;
         let total = (header.len() as u64)
             .checked_add(data_len)
             .and_then(|t| usize::try_from(t).ok())
             .ok_or(InvalidKind::TooLarge { bytes: data_len })?;
-        let sink = match destination(path)? {
-            Destination::Regular { target, permissions } => {
-                let (temp, map) = create_mapped_temp(&target, &header, total)?;
-                Sink::Mapped { temp, map, target, permissions }
+        let (target, permissions) = destination(path)?;
+        let (temp, map) = create_mapped_temp(&target, &header, total, &mut |p| {
+            if let Some(f) = on_temp.take() {
+                f(p);
             }
-            Destination::InPlace => {
-                let file = File::options().write(true).open(path).map_err(|e| NpyError::io("open", Some(path), e))?;
-                let mut buf = Vec::new();
-                buf.try_reserve_exact(total).map_err(|_| InvalidKind::TooLarge { bytes: total as u64 })?;
-                buf.extend_from_slice(&header);
-                buf.resize(total, 0);
-                Sink::InPlace { file, buf }
-            }
-        };
-        Ok(AtomicNpyFile { path: path.to_path_buf(), data_offset: header.len(), sink })
+        })?;
+        Ok(AtomicNpyFile { path: path.to_path_buf(), data_offset: header.len(), temp, map, target, permissions })
+    }
+
+    /// Where a file created for `path` would land: `path` with its symbolic links resolved (see the type's docs).
+    /// Inspects without modifying anything; lets a caller check the free space of the right file system first.
+    pub fn target_of(path: &Path) -> Result<PathBuf, NpyError> {
+        resolve_links(path).map_err(|e| e.with_path(path))
     }
 
     /// The data region: exactly element count times element size bytes, zero-initialised. Write the little-endian,
     /// C-order elements here.
     pub fn data_mut(&mut self) -> &mut [u8] {
-        let bytes: &mut [u8] = match &mut self.sink {
-            Sink::Mapped { map, .. } => &mut map[..],
-            Sink::InPlace { buf, .. } => &mut buf[..],
-        };
-        bytes.get_mut(self.data_offset..).unwrap_or_default()
+        self.map.get_mut(self.data_offset..).unwrap_or_default()
     }
 
     /// The destination path as given to [`AtomicNpyFile::create`].
@@ -172,71 +192,107 @@ impl AtomicNpyFile {
         &self.path
     }
 
-    /// Makes the file visible at the destination: flush and rename (regular files), or write (devices and pipes).
+    /// Where the file will be: the destination with its symbolic links resolved.
+    pub fn target(&self) -> &Path {
+        &self.target
+    }
+
+    /// The temporary file being filled, renamed over [`AtomicNpyFile::target`] by [`AtomicNpyFile::commit`].
+    pub fn temp_path(&self) -> &Path {
+        self.temp.path()
+    }
+
+    /// Makes the file visible at the destination: flush, sync and rename.
     ///
-    /// On error the temporary file is removed and the destination is untouched (for devices: whatever the device
-    /// accepted before the error).
+    /// On error the temporary file is removed and the destination is untouched.
     pub fn commit(self) -> Result<(), NpyError> {
-        let path = self.path;
-        match self.sink {
-            Sink::Mapped { temp, map, target, permissions } => {
-                map.flush().map_err(|e| NpyError::io("flush the memory map of", Some(temp.path()), e))?;
-                // Unmap before renaming (required on Windows, harmless elsewhere).
-                drop(map);
-                let file = temp.as_file();
-                if let Some(permissions) = permissions {
-                    file.set_permissions(permissions)
-                        .map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
-                }
-                file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
-                temp.persist(&target)
-                    .map_err(|e| NpyError::io("rename the temporary file to", Some(&target), e.error))?;
-                Ok(())
+        let AtomicNpyFile { temp, map, target, permissions, .. } = self;
+        map.flush().map_err(|e| NpyError::io("flush the memory map of", Some(temp.path()), e))?;
+        // Unmap before renaming (required on Windows, harmless elsewhere).
+        drop(map);
+        let file = temp.as_file();
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions).map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
+        }
+        file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
+        temp.persist(&target).map_err(|e| NpyError::io("rename the temporary file to", Some(&target), e.error))?;
+        Ok(())
+    }
+}
+
+/// Resolves `path`'s symbolic links (a chain, relative or absolute), stopping at the first name that does not
+/// exist: the file to write. Nothing is opened.
+fn resolve_links(path: &Path) -> Result<PathBuf, NpyError> {
+    let mut current = path.to_path_buf();
+    for _ in 0..MAX_LINKS {
+        match fs::symlink_metadata(&current) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                let link =
+                    fs::read_link(&current).map_err(|e| NpyError::io("read the symbolic link", Some(&current), e))?;
+                current = match current.parent() {
+                    Some(dir) if link.is_relative() => dir.join(link),
+                    _ => link,
+                };
             }
-            Sink::InPlace { mut file, buf } => {
-                let io = |e| NpyError::io("write", Some(&path), e);
-                file.write_all(&buf).map_err(io)?;
-                file.flush().map_err(io)
-            }
+            Ok(_) => return Ok(current),
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(current),
+            Err(e) => return Err(NpyError::io("inspect", Some(&current), e)),
+        }
+    }
+    let e = io::Error::other(format!("more than {MAX_LINKS} symbolic links in a chain"));
+    Err(NpyError::io("resolve the symbolic link", Some(path), e))
+}
+
+/// The file to write for destination `path` (its links resolved) and the permissions of the file it replaces;
+/// refuses what the type's docs say is refused. Modifies nothing.
+fn destination(path: &Path) -> Result<(PathBuf, Option<Permissions>), NpyError> {
+    let target = resolve_links(path)?;
+    match fs::metadata(&target) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((target, None)),
+        Err(e) => Err(NpyError::io("inspect", Some(&target), e)),
+        Ok(meta) if meta.is_file() => {
+            // Only a file this user could write may be replaced (np.save would fail to open it). Opening without
+            // truncation modifies nothing; the file is closed at once.
+            File::options()
+                .write(true)
+                .open(&target)
+                .map_err(|e| NpyError::io("open for writing", Some(&target), e))?;
+            Ok((target, Some(meta.permissions())))
+        }
+        Ok(meta) => {
+            let hint = if meta.is_dir() {
+                "give the path of the .npy file to write"
+            } else {
+                "a .npy file is written atomically (a temporary file renamed over the destination), never into a \
+                 device or pipe; give the path of a regular file"
+            };
+            Err(InvalidKind::NotRegularFile { what: what_is(&meta), hint }.with_target(path, &target))
         }
     }
 }
 
-/// Classifies the destination without modifying anything.
-fn destination(path: &Path) -> Result<Destination, NpyError> {
-    match fs::metadata(path) {
-        // Does not exist (or is a dangling symbolic link, which the rename then replaces with the file).
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Ok(Destination::Regular { target: path.to_path_buf(), permissions: None })
-        }
-        Err(e) => Err(NpyError::io("inspect", Some(path), e)),
-        Ok(meta) if meta.is_file() => {
-            let is_link = fs::symlink_metadata(path).map(|m| m.file_type().is_symlink()).unwrap_or(false);
-            let target = if is_link {
-                fs::canonicalize(path).map_err(|e| NpyError::io("resolve the symbolic link", Some(path), e))?
-            } else {
-                path.to_path_buf()
-            };
-            Ok(Destination::Regular { target, permissions: Some(meta.permissions()) })
-        }
-        Ok(meta) if meta.is_dir() => {
-            Err(InvalidKind::NotRegularFile { what: what_is(&meta), hint: "give the path of the .npy file to write" }
-                .into())
-        }
-        Ok(_) => Ok(Destination::InPlace),
+impl InvalidKind {
+    /// This error about `target`, reported for `path` (naming the link's target when they differ).
+    fn with_target(self, path: &Path, target: &Path) -> NpyError {
+        let err = NpyError::from(self);
+        if path == target { err.with_path(path) } else { err.with_path(target) }
     }
 }
 
 /// Creates the temporary file beside `target`, writes `header` and zeros up to `total` bytes, and maps it.
-fn create_mapped_temp(target: &Path, header: &[u8], total: usize) -> Result<(NamedTempFile, MmapMut), NpyError> {
+fn create_mapped_temp(
+    target: &Path,
+    header: &[u8],
+    total: usize,
+    on_temp: &mut dyn FnMut(&Path),
+) -> Result<(NamedTempFile, MmapMut), NpyError> {
     let dir = match target.parent() {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let name = target.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-    let prefix = format!(".{name}.");
     let mut builder = tempfile::Builder::new();
-    builder.prefix(&prefix).suffix(".tmp");
+    // A short name whatever the destination's: `.sk.XXXXXX.tmp`.
+    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX).rand_bytes(6);
     #[cfg(unix)]
     {
         // Like File::create: 0o666 minus the umask (tempfile's default 0o600 would make outputs private).
@@ -244,6 +300,7 @@ fn create_mapped_temp(target: &Path, header: &[u8], total: usize) -> Result<(Nam
         builder.permissions(Permissions::from_mode(0o666));
     }
     let mut temp = builder.tempfile_in(dir).map_err(|e| NpyError::io("create a temporary file in", Some(dir), e))?;
+    on_temp(temp.path());
 
     let write_err = |e| NpyError::io("write", Some(target), e);
     {

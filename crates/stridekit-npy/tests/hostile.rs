@@ -4,7 +4,9 @@ mod common;
 
 use common::fixture_bytes;
 use proptest::prelude::*;
-use stridekit_npy::{InvalidKind, NpyError, parse_header, parse_header_with_len, read_from_bytes, read_header};
+use stridekit_npy::{
+    InvalidKind, MAX_HEADER_LEN, NpyError, parse_header, parse_header_with_len, read_from_bytes, read_header,
+};
 
 /// Runs every parser on `bytes`; they must return (Ok or Err), never panic.
 fn exercise(bytes: &[u8], claimed_len: u64) {
@@ -144,14 +146,11 @@ fn shape_whose_byte_count_overflows() {
 #[test]
 fn header_length_beyond_the_file_is_refused_before_reading_it() {
     let mut f = npy(2, "{'descr': '<f8', 'fortran_order': False, 'shape': ()}", 8);
-    f[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    f[8..12].copy_from_slice(&9000u32.to_le_bytes());
     let e = kind(read_from_bytes(&f));
     assert_eq!(
         e.to_string(),
-        format!(
-            "the header length field says 4294967295 bytes (ending at byte 4294967307), but the file is {} bytes",
-            f.len()
-        )
+        format!("the header length field says 9000 bytes (ending at byte 9012), but the file is {} bytes", f.len())
     );
     // The streaming reader refuses from the 12-byte preamble alone: it never reads (or allocates) the claimed header.
     let mut reader = &f[..];
@@ -163,18 +162,44 @@ fn header_length_beyond_the_file_is_refused_before_reading_it() {
 fn lying_file_len_with_a_short_stream_is_an_io_error() {
     // The claimed length admits a 4 GiB header; the stream ends after 20 bytes: read incrementally, fail cleanly.
     let mut f = npy(2, "{'descr': '<f8', 'fortran_order': False, 'shape': ()}", 8);
-    f[8..12].copy_from_slice(&u32::MAX.to_le_bytes());
+    f[8..12].copy_from_slice(&9000u32.to_le_bytes());
     let e = read_header(&mut &f[..20], u64::MAX).err();
     assert!(e.as_ref().is_some_and(NpyError::is_io), "{e:?}");
 }
 
 #[test]
 fn deeply_nested_and_long_headers_are_bounded() {
-    let f = npy(1, &format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {}}}", "(".repeat(10_000)), 0);
+    // Each just under NumPy's 10,000-byte cap on headers.
+    let f = npy(1, &format!("{{'descr': '<f8', 'fortran_order': False, 'shape': {}}}", "(".repeat(9_000)), 0);
     assert!(matches!(kind(read_from_bytes(&f)), InvalidKind::WrongValue { key: "shape", .. }));
-    let dims = vec!["0"; 5000].join(",");
+    let dims = vec!["0"; 4000].join(",");
     let f = npy(2, &format!("{{'descr': '<f8', 'fortran_order': False, 'shape': ({dims})}}"), 0);
     assert!(matches!(kind(read_from_bytes(&f)), InvalidKind::TooManyDimensions { max: 64 }));
-    let f = npy(1, &format!("{{'descr': {}'<f8'{}}}", "[".repeat(5000), "]".repeat(5000)), 0);
+    let f = npy(1, &format!("{{'descr': {}'<f8'{}}}", "[".repeat(4500), "]".repeat(4500)), 0);
     assert!(matches!(kind(read_from_bytes(&f)), InvalidKind::UnsupportedDescr { .. }));
+}
+
+#[test]
+fn headers_over_numpys_cap_are_refused_from_the_preamble() {
+    // A valid dict padded with spaces to 10,001 bytes: NumPy's `max_header_size` (10,000) refuses it; so do we.
+    let dict = "{'descr': '<f8', 'fortran_order': False, 'shape': ()}";
+    let pad = |n: usize| format!("{dict}{}\n", " ".repeat(n - dict.len() - 1));
+    let f = npy(2, &pad(10_000), 8);
+    assert!(read_from_bytes(&f).is_ok(), "exactly 10,000 bytes is accepted, as by NumPy");
+    let f = npy(2, &pad(10_001), 8);
+    assert_eq!(
+        kind(read_from_bytes(&f)).to_string(),
+        "the header length field says 10001 bytes; NumPy refuses headers over 10000 bytes as unsafe to parse \
+         (numpy.load's max_header_size), and so does stridekit"
+    );
+    // A 1.2 GiB header of spaces (the issue's file) is refused from its 12-byte preamble: nothing else is read.
+    let mut f = npy(2, dict, 8);
+    f[8..12].copy_from_slice(&1_288_490_189u32.to_le_bytes());
+    let mut reader = &f[..];
+    let claimed = 12 + 1_288_490_189 + 8;
+    assert_eq!(
+        kind(read_header(&mut reader, claimed)),
+        InvalidKind::HeaderTooLong { header_len: 1_288_490_189, max: MAX_HEADER_LEN }
+    );
+    assert_eq!(reader.len(), f.len() - 12, "only the preamble was consumed");
 }
