@@ -8,7 +8,7 @@
 use crate::kernels::Checked;
 use crate::planner::Program;
 use crate::{ExecError, ExecOptions, kernels};
-use stridekit::{Binding, Slice1Plan, check_host_buffer};
+use stridekit::{Binding, Slice1Plan, TensorRole, check_host_buffer};
 
 /// Executes `plan`, reading the host slice `input` and writing the host slice `output` (each starting at the
 /// tensor's first byte), with the default [`ExecOptions`]. Each slice must hold every byte the plan reads or writes
@@ -100,8 +100,8 @@ impl PreparedSlice1 {
 
     /// Runs on host slices (D10); see [`slice1`].
     pub fn execute(&self, input: &[u8], output: &mut [u8]) -> Result<(), ExecError> {
-        check_host_buffer("InputTensor", input.len() as u64, self.input_needed)?;
-        check_host_buffer("OutputTensor", output.len() as u64, self.output_needed)?;
+        check_host_buffer(TensorRole::Input, input.len() as u64, self.input_needed)?;
+        check_host_buffer(TensorRole::Output, output.len() as u64, self.output_needed)?;
         kernels::execute(&self.program, input, output, &self.options)
     }
 
@@ -113,8 +113,8 @@ impl PreparedSlice1 {
         output: &mut [u8],
         output_binding: Binding,
     ) -> Result<(), ExecError> {
-        let input_range = input_binding.check("InputTensor", self.plan.input(), input.len() as u64)?;
-        let output_range = output_binding.check("OutputTensor", self.plan.output(), output.len() as u64)?;
+        let input_range = input_binding.check(TensorRole::Input, self.plan.input(), input.len() as u64)?;
+        let output_range = output_binding.check(TensorRole::Output, self.plan.output(), output.len() as u64)?;
         // The checks proved offset + size <= len, so these ranges exist and the casts are exact.
         let input = &input[input_range.start as usize..input_range.end as usize];
         let output = &mut output[output_range.start as usize..output_range.end as usize];

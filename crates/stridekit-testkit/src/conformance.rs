@@ -46,7 +46,7 @@
 use crate::cases;
 use crate::strategies::slice1_case_with;
 use proptest::test_runner::{Config, TestCaseError, TestRunner};
-use stridekit::{Binding, BufferTensorDesc, DataType, Slice1Desc, Slice1Plan, check_host_buffer};
+use stridekit::{Binding, BufferTensorDesc, DataType, Slice1Desc, Slice1Plan, TensorRole, check_host_buffer};
 
 /// The byte every output buffer is filled with first, so that untouched padding is visible.
 pub const SENTINEL: u8 = 0xA5;
@@ -91,8 +91,9 @@ pub fn rule_of(message: &str) -> Option<&str> {
 /// sizes. For documentation and for testing the suite itself.
 pub fn run_reference_host(plan: &Slice1Plan, input: &[u8], output: &mut [u8]) -> Result<(), String> {
     let copy = plan.normalized();
-    check_host_buffer("InputTensor", input.len() as u64, copy.input_byte_range().end).map_err(|e| e.to_string())?;
-    check_host_buffer("OutputTensor", output.len() as u64, copy.output_byte_range().end).map_err(|e| e.to_string())?;
+    check_host_buffer(TensorRole::Input, input.len() as u64, copy.input_byte_range().end).map_err(|e| e.to_string())?;
+    check_host_buffer(TensorRole::Output, output.len() as u64, copy.output_byte_range().end)
+        .map_err(|e| e.to_string())?;
     let desc = desc_of(plan);
     let mut padded_input = input.to_vec();
     padded_input.resize(padded_input.len().max(desc.input.total_tensor_size_in_bytes as usize), 0);
@@ -113,8 +114,8 @@ pub fn run_reference_bound(
     output: &mut [u8],
     output_binding: Binding,
 ) -> Result<(), String> {
-    let i = input_binding.check("InputTensor", plan.input(), input.len() as u64).map_err(|e| e.to_string())?;
-    let o = output_binding.check("OutputTensor", plan.output(), output.len() as u64).map_err(|e| e.to_string())?;
+    let i = input_binding.check(TensorRole::Input, plan.input(), input.len() as u64).map_err(|e| e.to_string())?;
+    let o = output_binding.check(TensorRole::Output, plan.output(), output.len() as u64).map_err(|e| e.to_string())?;
     let desc = desc_of(plan);
     crate::slice1_reference(
         &desc,

@@ -10,7 +10,7 @@
 //!   or writes ([`check_host_buffer`]): no kernel touches a byte past the last element, so the DWORD rounding of
 //!   the size helper must never force a copy of the data.
 
-use crate::{TensorLayout, limits};
+use crate::{TensorLayout, TensorRole, limits};
 
 /// A bound range of a buffer: DirectML's `DML_BUFFER_BINDING` without the buffer (`Offset`, `SizeInBytes`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -32,7 +32,7 @@ impl Binding {
     /// bound byte range.
     pub fn check(
         &self,
-        tensor: &'static str,
+        tensor: TensorRole,
         layout: &TensorLayout,
         buffer_len: u64,
     ) -> Result<std::ops::Range<u64>, BindingError> {
@@ -46,10 +46,10 @@ impl Binding {
 #[non_exhaustive]
 pub enum BindingError {
     /// R-BIND-1: the bound range is smaller than TotalTensorSizeInBytes.
-    #[error("error[R-BIND-1]: {tensor} binding: SizeInBytes is {size_in_bytes}, but TotalTensorSizeInBytes is {total}")]
+    #[error("error[R-BIND-1]: {} binding: SizeInBytes is {size_in_bytes}, but TotalTensorSizeInBytes is {total}", tensor.name())]
     SizeTooSmall {
         /// Which tensor.
-        tensor: &'static str,
+        tensor: TensorRole,
         /// The bound size.
         size_in_bytes: u64,
         /// The tensor's TotalTensorSizeInBytes.
@@ -57,11 +57,12 @@ pub enum BindingError {
     },
     /// R-BIND-1: the bound range does not lie inside the buffer.
     #[error(
-        "error[R-BIND-1]: {tensor} binding: Offset {offset} + SizeInBytes {size_in_bytes} runs past the end of the {buffer_size}-byte buffer"
+        "error[R-BIND-1]: {} binding: Offset {offset} + SizeInBytes {size_in_bytes} runs past the end of the {buffer_size}-byte buffer",
+        tensor.name()
     )]
     OutsideBuffer {
         /// Which tensor.
-        tensor: &'static str,
+        tensor: TensorRole,
         /// The bound offset.
         offset: u64,
         /// The bound size.
@@ -71,11 +72,12 @@ pub enum BindingError {
     },
     /// R-BIND-2: the offset is not a multiple of max(GuaranteedBaseOffsetAlignment, 16).
     #[error(
-        "error[R-BIND-2]: {tensor} binding: Offset {offset} is not a multiple of {required} (max of 16 and GuaranteedBaseOffsetAlignment)"
+        "error[R-BIND-2]: {} binding: Offset {offset} is not a multiple of {required} (max of 16 and GuaranteedBaseOffsetAlignment)",
+        tensor.name()
     )]
     Misaligned {
         /// Which tensor.
-        tensor: &'static str,
+        tensor: TensorRole,
         /// The bound offset.
         offset: u64,
         /// The required alignment.
@@ -83,11 +85,12 @@ pub enum BindingError {
     },
     /// D10: a host byte slice does not hold every byte the plan touches.
     #[error(
-        "error[D10]: {tensor}: the host buffer has {len} bytes, but the elements the slice {verb} end at byte {needed}"
+        "error[D10]: {}: the host buffer has {len} bytes, but the elements the slice {verb} end at byte {needed}",
+        tensor.name()
     )]
     HostBufferTooSmall {
         /// Which tensor.
-        tensor: &'static str,
+        tensor: TensorRole,
         /// "reads" or "writes".
         verb: &'static str,
         /// The slice's length.
@@ -114,9 +117,9 @@ pub fn required_binding_alignment(layout: &TensorLayout) -> u32 {
 }
 
 /// Checks R-BIND-1 and R-BIND-2 for the range `offset .. offset + size_in_bytes` of a `buffer_size`-byte buffer bound
-/// to the tensor `layout`. `tensor` names it in the message ("InputTensor", ...).
+/// to the tensor `layout`. `tensor` names it in the message.
 pub fn check_binding(
-    tensor: &'static str,
+    tensor: TensorRole,
     layout: &TensorLayout,
     offset: u64,
     size_in_bytes: u64,
@@ -138,9 +141,9 @@ pub fn check_binding(
 
 /// Checks that a host byte slice of `len` bytes holds the bytes `needed` (one past the last byte the plan reads, for
 /// `InputTensor`, or writes, for `OutputTensor`); see the module docs for why host slices are not held to R-BIND-1.
-pub fn check_host_buffer(tensor: &'static str, len: u64, needed: u64) -> Result<(), BindingError> {
+pub fn check_host_buffer(tensor: TensorRole, len: u64, needed: u64) -> Result<(), BindingError> {
     if len < needed {
-        let verb = if tensor == "OutputTensor" { "writes" } else { "reads" };
+        let verb = if tensor == TensorRole::Output { "writes" } else { "reads" };
         return Err(BindingError::HostBufferTooSmall { tensor, verb, len, needed });
     }
     Ok(())
@@ -155,25 +158,31 @@ mod tests {
     fn rules() {
         let mut d = BufferTensorDesc::packed(DataType::Float32, &[2, 3]).unwrap();
         let l = d.validate().unwrap();
-        assert_eq!(check_binding("InputTensor", &l, 0, 24, 24), Ok(()));
+        assert_eq!(check_binding(TensorRole::Input, &l, 0, 24, 24), Ok(()));
         assert_eq!(
-            check_binding("InputTensor", &l, 0, 20, 24).unwrap_err().to_string(),
+            check_binding(TensorRole::Input, &l, 0, 20, 24).unwrap_err().to_string(),
             "error[R-BIND-1]: InputTensor binding: SizeInBytes is 20, but TotalTensorSizeInBytes is 24"
         );
-        assert!(matches!(check_binding("X", &l, 16, 24, 32), Err(BindingError::OutsideBuffer { .. })));
-        assert!(matches!(check_binding("X", &l, u64::MAX, 24, 32), Err(BindingError::OutsideBuffer { .. })));
+        assert!(matches!(check_binding(TensorRole::Input, &l, 16, 24, 32), Err(BindingError::OutsideBuffer { .. })));
+        assert!(matches!(
+            check_binding(TensorRole::Input, &l, u64::MAX, 24, 32),
+            Err(BindingError::OutsideBuffer { .. })
+        ));
         assert_eq!(
-            check_binding("X", &l, 8, 24, 64).unwrap_err().to_string(),
-            "error[R-BIND-2]: X binding: Offset 8 is not a multiple of 16 (max of 16 and GuaranteedBaseOffsetAlignment)"
+            check_binding(TensorRole::Input, &l, 8, 24, 64).unwrap_err().to_string(),
+            "error[R-BIND-2]: InputTensor binding: Offset 8 is not a multiple of 16 (max of 16 and GuaranteedBaseOffsetAlignment)"
         );
         d.guaranteed_base_offset_alignment = 64;
         let l = d.validate().unwrap();
-        assert!(matches!(check_binding("X", &l, 16, 24, 64), Err(BindingError::Misaligned { required: 64, .. })));
-        assert_eq!(check_binding("X", &l, 64, 24, 128), Ok(()));
-        assert_eq!(Binding { offset: 64, size_in_bytes: 24 }.check("X", &l, 128), Ok(64..88));
-        assert_eq!(Binding::whole(24).check("X", &l, 20).unwrap_err().rule(), "R-BIND-1");
-        assert_eq!(check_host_buffer("InputTensor", 10, 10), Ok(()));
-        let e = check_host_buffer("OutputTensor", 9, 10).unwrap_err();
+        assert!(matches!(
+            check_binding(TensorRole::Input, &l, 16, 24, 64),
+            Err(BindingError::Misaligned { required: 64, .. })
+        ));
+        assert_eq!(check_binding(TensorRole::Input, &l, 64, 24, 128), Ok(()));
+        assert_eq!(Binding { offset: 64, size_in_bytes: 24 }.check(TensorRole::Input, &l, 128), Ok(64..88));
+        assert_eq!(Binding::whole(24).check(TensorRole::Input, &l, 20).unwrap_err().rule(), "R-BIND-1");
+        assert_eq!(check_host_buffer(TensorRole::Input, 10, 10), Ok(()));
+        let e = check_host_buffer(TensorRole::Output, 9, 10).unwrap_err();
         assert_eq!(e.rule(), "D10");
         assert_eq!(
             e.to_string(),

@@ -163,6 +163,12 @@ impl DataType {
         })
     }
 
+    /// The type of a NumPy type code without its byte-order character (`f4`, `u1`, `i8`): the kind letter and byte
+    /// count of [`numpy_descr`](Self::numpy_descr), so that the codes are defined once. `u8` is NumPy's UINT64 here.
+    pub fn from_numpy_code(code: &str) -> Option<DataType> {
+        DataType::ALL.into_iter().find(|t| t.numpy_descr().is_some_and(|d| &d[1..] == code))
+    }
+
     /// Bits per element, as DMLCalcBufferTensorSize counts them (4 for UINT4/INT4).
     pub const fn size_in_bits(self) -> u32 {
         match self {
@@ -231,20 +237,7 @@ impl FromStr for DataType {
         }
         // NumPy type codes: optional byte order, kind letter, byte count ("<f4", "u1").
         let code = name.strip_prefix(['<', '=', '|']).unwrap_or(name);
-        match code {
-            "f2" => Ok(DataType::Float16),
-            "f4" => Ok(DataType::Float32),
-            "f8" => Ok(DataType::Float64),
-            "u1" => Ok(DataType::Uint8),
-            "u2" => Ok(DataType::Uint16),
-            "u4" => Ok(DataType::Uint32),
-            "u8" => Ok(DataType::Uint64),
-            "i1" => Ok(DataType::Int8),
-            "i2" => Ok(DataType::Int16),
-            "i4" => Ok(DataType::Int32),
-            "i8" => Ok(DataType::Int64),
-            _ => Err(err()),
-        }
+        DataType::from_numpy_code(code).ok_or_else(err)
     }
 }
 

@@ -19,6 +19,15 @@ pub enum TensorRole {
 }
 
 impl TensorRole {
+    /// The tensor's name in DirectML's operator descs: `"InputTensor"`, `"OutputTensor"`, or `"Tensor"` on its own.
+    pub const fn name(self) -> &'static str {
+        match self {
+            TensorRole::Standalone => "Tensor",
+            TensorRole::Input => "InputTensor",
+            TensorRole::Output => "OutputTensor",
+        }
+    }
+
     /// The prefix put before field names: `""`, `"InputTensor."` or `"OutputTensor."`.
     pub const fn prefix(self) -> &'static str {
         match self {

@@ -67,9 +67,9 @@ fn entries() -> Vec<Entry> {
         latest,
     );
     let layout = packed(DataType::Float32, &[2, 3]).validate().unwrap();
-    let r_bind_1 = check_binding("InputTensor", &layout, 0, 16, 64).unwrap_err().to_string();
-    let r_bind_2 = check_binding("InputTensor", &layout, 8, 24, 64).unwrap_err().to_string();
-    let d10 = stridekit::check_host_buffer("OutputTensor", 22, 24).unwrap_err().to_string();
+    let r_bind_1 = check_binding(TensorRole::Input, &layout, 0, 16, 64).unwrap_err().to_string();
+    let r_bind_2 = check_binding(TensorRole::Input, &layout, 8, 24, 64).unwrap_err().to_string();
+    let d10 = stridekit::check_host_buffer(TensorRole::Output, 22, 24).unwrap_err().to_string();
     let mut d = slice1([1, 1], [4, 3]);
     d.input_window_offsets.pop();
     let r_s1_1 = slice1_err(d);
