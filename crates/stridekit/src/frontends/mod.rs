@@ -80,10 +80,7 @@ impl Slice1Params {
             .iter()
             .zip(&self.input_window_sizes)
             .zip(&self.input_window_strides)
-            .map(|((&offset, &size), &stride)| {
-                let start = u64::from(offset);
-                if stride < 0 { start + u64::from(size).saturating_sub(1) } else { start }
-            })
+            .map(|((&offset, &size), &stride)| crate::ops::slice1::copy_start(offset, size, i64::from(stride)))
             .collect()
     }
 

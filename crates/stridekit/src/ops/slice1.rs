@@ -471,6 +471,18 @@ impl SliceDesc {
     }
 }
 
+/// DirectML's CopyStart in one dimension: the window offset, plus `size - 1` where the stride is negative (a negative
+/// stride walks the window from its last element). Defined once for the model, its plans and its front ends.
+///
+/// ```
+/// assert_eq!(stridekit::ops::slice1::copy_start(1, 3, -2), 3);
+/// assert_eq!(stridekit::ops::slice1::copy_start(1, 3, 2), 1);
+/// ```
+pub const fn copy_start(offset: u32, size: u32, stride: i64) -> u64 {
+    let offset = offset as u64;
+    if stride < 0 { offset + (size as u64).saturating_sub(1) } else { offset }
+}
+
 fn build_plan(
     operator: Operator,
     input: TensorLayout,
@@ -484,9 +496,9 @@ fn build_plan(
     let mut input_start = 0u64;
     let mut input_strides = Vec::with_capacity(rank);
     for dim in 0..rank {
-        if input_window_strides[dim] < 0 {
-            copy_start[dim] += input_window_sizes[dim] - 1;
-        }
+        // Below the input size (R-S1-2 was checked), so it fits u32.
+        copy_start[dim] =
+            self::copy_start(input_window_offsets[dim], input_window_sizes[dim], input_window_strides[dim]) as u32;
         let layout_stride = i64::from(input.strides()[dim]);
         input_start += u64::from(copy_start[dim]) * input.strides()[dim] as u64;
         // A dimension with a single output element never moves along its stride; zero it so the plan's strides stay
