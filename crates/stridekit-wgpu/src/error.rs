@@ -4,7 +4,7 @@
 //! binding reads the same on the CPU and on the GPU. Failures of the device itself (no adapter, a validation error
 //! caught by an error scope, device loss, a failed readback) start with `error[gpu]:` and name the operation.
 
-use stridekit::BindingError;
+use stridekit::{BindingError, TensorRole};
 
 /// A refused or failed GPU operation. When a rule is broken, nothing was recorded or submitted (D9).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -47,10 +47,10 @@ pub enum GpuError {
         reason: String,
     },
     /// A buffer given to `record` lacks a usage the copy needs (STORAGE on both tensors).
-    #[error("error[gpu]: {tensor} buffer lacks the {usage} usage the copy needs (it has {has})")]
+    #[error("error[gpu]: {} buffer lacks the {usage} usage the copy needs (it has {has})", tensor.name())]
     BufferUsage {
-        /// `InputTensor` or `OutputTensor`.
-        tensor: &'static str,
+        /// The input or the output.
+        tensor: TensorRole,
         /// The missing usage.
         usage: &'static str,
         /// The buffer's usages.

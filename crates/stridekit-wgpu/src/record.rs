@@ -38,7 +38,7 @@ impl<'a> GpuBinding<'a> {
     }
 }
 
-fn check_usage(tensor: &'static str, buffer: &wgpu::Buffer, needed: wgpu::BufferUsages) -> Result<(), GpuError> {
+fn check_usage(tensor: TensorRole, buffer: &wgpu::Buffer, needed: wgpu::BufferUsages) -> Result<(), GpuError> {
     let has = buffer.usage();
     for (flag, name) in [
         (wgpu::BufferUsages::STORAGE, "STORAGE"),
@@ -76,8 +76,8 @@ impl PreparedSlice1Gpu {
             output.size_in_bytes,
             output.buffer.size(),
         )?;
-        check_usage("InputTensor", input.buffer, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
-        check_usage("OutputTensor", output.buffer, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
+        check_usage(TensorRole::Input, input.buffer, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC)?;
+        check_usage(TensorRole::Output, output.buffer, wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST)?;
         if input.buffer == output.buffer {
             return Err(GpuError::SameBuffer);
         }
