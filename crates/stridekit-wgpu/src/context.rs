@@ -91,7 +91,8 @@ impl GpuContext {
             driver: format!("{} {}", info.driver, info.driver_info).trim().to_string(),
         };
         let limits = adapter.limits();
-        let features = adapter.features() & wgpu::Features::TIMESTAMP_QUERY;
+        let features =
+            adapter.features() & (wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS);
         let (device, queue) = adapter
             .request_device(&wgpu::DeviceDescriptor {
                 label: Some("stridekit"),
@@ -120,7 +121,8 @@ impl GpuContext {
             layouts,
             pipelines: Mutex::new(HashMap::new()),
             residues,
-            timestamps: !features.is_empty(),
+            timestamps: features
+                .contains(wgpu::Features::TIMESTAMP_QUERY | wgpu::Features::TIMESTAMP_QUERY_INSIDE_ENCODERS),
         })
     }
 
@@ -151,7 +153,8 @@ impl GpuContext {
         &self.limits
     }
 
-    /// Whether the device was opened with `TIMESTAMP_QUERY` (GPU-side kernel timing).
+    /// Whether the device was opened with `TIMESTAMP_QUERY` and `TIMESTAMP_QUERY_INSIDE_ENCODERS` (GPU-side timing
+    /// in [`crate::bench`]).
     pub fn has_timestamps(&self) -> bool {
         self.timestamps
     }

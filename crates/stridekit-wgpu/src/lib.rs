@@ -27,8 +27,9 @@
 //! ```
 //!
 //! Modules: [`context`] (adapter, device, error scopes), `kernels` (the WGSL kernel and its layouts), `split`
-//! (chunks that fit the device's binding and dispatch limits), `prepare`, `record`, `host`.
+//! (chunks that fit the device's binding and dispatch limits), `prepare`, `record`, `host`, [`bench`](mod@bench).
 
+pub mod bench;
 pub mod context;
 mod error;
 mod host;
