@@ -15,12 +15,33 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Explain a buffer-tensor layout: sizes, strides, sizes in bytes, properties, and the offset tables.
+    #[command(after_help = EXPLAIN_EXAMPLES)]
     Explain(ExplainArgs),
     /// Slice a NumPy .npy file with DirectML Slice1 (or NumPy / ONNX slicing) semantics.
+    #[command(after_help = SLICE_EXAMPLES)]
     Slice(Box<crate::commands::slice::SliceArgs>),
     /// Time a slice on this machine against a memcpy of the same bytes.
-    Bench(crate::commands::bench::BenchArgs),
+    #[command(after_help = BENCH_EXAMPLES)]
+    Bench(Box<crate::commands::bench::BenchArgs>),
 }
+
+/// The examples that end `stridekit explain --help`.
+const EXPLAIN_EXAMPLES: &str = "Examples:
+  stridekit explain --dtype float32 --sizes 2,2,3                 packed 2x2x3, labels A, B, C ...
+  stridekit explain --dtype f16 --sizes 1,3,4,4 --layout NHWC     strides of an NHWC layout
+  stridekit explain --dtype u8 --sizes 2,3 --strides 0,1 --json   a broadcast row, as JSON";
+
+/// The examples that end `stridekit slice --help`.
+const SLICE_EXAMPLES: &str = "Examples:
+  stridekit slice in.npy out.npy --numpy \"1:3, ::-1\"                 rows 1-2, columns reversed
+  stridekit slice in.npy out.npy --offsets 0,2 --sizes 4,4 --strides 1,2    DirectML Slice1 window
+  stridekit slice in.npy out.npy --onnx-starts 0 --onnx-ends -1 --print      ONNX Slice, print the result";
+
+/// The examples that end `stridekit bench --help`.
+const BENCH_EXAMPLES: &str = "Examples:
+  stridekit bench --dtype f32 --input-sizes 64,64,64 --strides 1,1,-1    one case from window flags
+  stridekit bench --cases bench/transposes.json --only t_f32_nchw2nhwc     cases from a file
+  stridekit bench --cases bench/gathers.json --check                       validate cases without timing";
 
 /// How elements are shown in the pictures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -46,14 +67,14 @@ pub struct ExplainArgs {
     /// Strides from a layout label over canonically ordered sizes: NCHW, NHWC, DHW, WHD, HW, WH, ...
     #[arg(long)]
     pub layout: Option<String>,
-    /// TotalTensorSizeInBytes (default: the minimum implied size).
-    #[arg(long)]
+    /// TotalTensorSizeInBytes, 0..=18446744073709551615 (default: the minimum implied size).
+    #[arg(long, allow_hyphen_values = true, value_parser = crate::parse::total_bytes)]
     pub total_bytes: Option<u64>,
-    /// GuaranteedBaseOffsetAlignment in bytes (0 = no guarantee).
-    #[arg(long, default_value_t = 0)]
+    /// GuaranteedBaseOffsetAlignment in bytes, 0..=4294967295 (0 = no guarantee).
+    #[arg(long, default_value_t = 0, allow_hyphen_values = true, value_parser = crate::parse::alignment)]
     pub alignment: u32,
-    /// Flags: none, owned_by_dml, or the raw bits.
-    #[arg(long, default_value = "none")]
+    /// Flags: none, owned_by_dml, or the raw bits (0..=4294967295, decimal or 0x hex).
+    #[arg(long, default_value = "none", allow_hyphen_values = true)]
     pub flags: String,
     /// Validate as an operator's output tensor (no overlap, D1; no OWNED_BY_DML).
     #[arg(long)]

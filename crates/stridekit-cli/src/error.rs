@@ -58,6 +58,66 @@ pub enum CliError {
         /// The extent in bytes.
         needed_bytes: u64,
     },
+    /// A window flag breaks a Slice1 rule in a way only the command line can explain: a list of the wrong length
+    /// (named by the flag the user typed and the field it maps to), or a default that does not exist.
+    #[error("error[{rule}]: {message}")]
+    Flag {
+        /// The rule id (`R-S1-1`, `R-S1-2`, `R-S1-3`).
+        rule: &'static str,
+        /// The message, naming the flag, the DirectML field and which numbers were defaults.
+        message: String,
+    },
+    /// The input file's shape cannot be a DirectML tensor: a dimension beyond u32 (R-BT-6, D4).
+    #[error(
+        "error[R-BT-6]: {path}: dimension {dim} of the .npy shape {shape:?} is {size}; a DirectML size is a UINT, at \
+         most 4294967295, so this file cannot be read as an input tensor"
+    )]
+    InputShape {
+        /// The input file.
+        path: String,
+        /// The .npy shape.
+        shape: Vec<u64>,
+        /// The dimension.
+        dim: usize,
+        /// Its size.
+        size: u64,
+    },
+    /// A run needs more memory than is available (or than `--max-memory` allows).
+    #[error(
+        "error[memory]: {what} needs {}, but {} {} available ({origin}); free memory, or set --max-memory if the \
+         estimate is wrong",
+        crate::resources::human(*needed),
+        crate::resources::human(*available),
+        if *available == 1 { "is" } else { "are" }
+    )]
+    Memory {
+        /// What the memory is for.
+        what: String,
+        /// Bytes needed.
+        needed: u64,
+        /// Bytes available.
+        available: u64,
+        /// Where `available` came from.
+        origin: &'static str,
+    },
+    /// The output file does not fit the free space of its file system.
+    #[error(
+        "error[disk]: {} would be {}, but the file system holding {} has {} free; nothing was written",
+        path.display(),
+        crate::resources::human(*needed),
+        dir.display(),
+        crate::resources::human(*free)
+    )]
+    Disk {
+        /// The output file.
+        path: std::path::PathBuf,
+        /// Its directory.
+        dir: std::path::PathBuf,
+        /// The file's size in bytes.
+        needed: u64,
+        /// Free bytes (for an unprivileged user).
+        free: u64,
+    },
     /// Arguments that contradict each other or cannot be read.
     #[error("error[args]: {0}")]
     Args(String),
@@ -78,7 +138,7 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Io { .. } | CliError::Output(_) => EXIT_IO,
+            CliError::Io { .. } | CliError::Output(_) | CliError::Memory { .. } | CliError::Disk { .. } => EXIT_IO,
             CliError::Npy(e) if e.is_io() => EXIT_IO,
             _ => EXIT_INVALID,
         }

@@ -9,12 +9,16 @@ mod commands;
 mod error;
 mod parse;
 mod render;
+mod resources;
+mod signals;
 mod window;
 
 use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Before anything creates a temporary file: a signal that ends the process removes it.
+    signals::install();
     let cli = cli::Cli::parse();
     match commands::run(cli) {
         Ok(code) => code,

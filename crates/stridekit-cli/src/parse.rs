@@ -39,7 +39,12 @@ pub fn flags(text: &str) -> Result<TensorFlags, CliError> {
                 Some(hex) => u32::from_str_radix(hex, 16),
                 None => other.parse::<u32>(),
             };
-            parsed.map_err(|_| CliError::Args(format!("--flags '{text}' is not none, owned_by_dml or a number")))?
+            parsed.map_err(|_| {
+                CliError::Args(format!(
+                    "--flags '{text}' is not none, owned_by_dml or a number from 0 to 4294967295 (DML_TENSOR_FLAGS \
+                     is a UINT; decimal or 0x hex)"
+                ))
+            })?
         }
     };
     TensorFlags::from_bits(bits)
@@ -52,4 +57,43 @@ pub fn feature_level(text: Option<&str>) -> Result<FeatureLevel, CliError> {
         Some(t) => t.parse()?,
         None => FeatureLevel::LATEST,
     })
+}
+
+/// An unsigned integer of the flag `flag` and DirectML field `field`, with the allowed range in the message (clap
+/// value parser: a negative number reaches it instead of being taken for an option).
+fn unsigned<T: std::str::FromStr>(flag: &str, field: &str, max: u64, text: &str) -> Result<T, String> {
+    text.trim().parse::<T>().map_err(|_| {
+        format!("{flag} '{text}' is not a whole number from 0 to {max} ({field} is an unsigned {}-bit integer)", {
+            if max == u64::MAX { 64 } else { 32 }
+        })
+    })
+}
+
+/// `--total-bytes`: TotalTensorSizeInBytes, a UINT64.
+pub fn total_bytes(text: &str) -> Result<u64, String> {
+    unsigned("--total-bytes", "TotalTensorSizeInBytes", u64::MAX, text)
+}
+
+/// `--alignment`: GuaranteedBaseOffsetAlignment, a UINT.
+pub fn alignment(text: &str) -> Result<u32, String> {
+    unsigned("--alignment", "GuaranteedBaseOffsetAlignment", u64::from(u32::MAX), text)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn out_of_range_numbers_say_the_range() {
+        let e = flags("4294967296").unwrap_err().to_string();
+        assert!(e.contains("a number from 0 to 4294967295"), "{e}");
+        assert_eq!(
+            total_bytes("-1").unwrap_err(),
+            "--total-bytes '-1' is not a whole number from 0 to 18446744073709551615 (TotalTensorSizeInBytes is an \
+             unsigned 64-bit integer)"
+        );
+        assert!(alignment("4294967296").unwrap_err().contains("from 0 to 4294967295"));
+        assert_eq!(total_bytes("24"), Ok(24));
+        assert_eq!(alignment("16"), Ok(16));
+    }
 }

@@ -93,10 +93,18 @@ fn bad_lists() {
     fails(&good, &["--sizes", "1,,1"], 2, "error[args]: --sizes item 2");
     fails(&good, &["--strides", "1,99999999999"], 2, "error[args]: --strides item 2");
     fails(&good, &["--output-sizes", ""], 2, "error[args]: --output-sizes");
-    fails(&good, &["--offsets", "0,0,0"], 2, "error[R-S1-1]: InputWindowOffsets has 3 entries");
-    fails(&good, &["--strides", "1"], 2, "error[R-S1-1]: InputWindowStrides has 1 entries");
+    fails(
+        &good,
+        &["--offsets", "0,0,0"],
+        2,
+        "error[R-S1-1]: --offsets (DirectML's InputWindowOffsets) has 3 entries, but the input has 2 dimensions",
+    );
+    fails(&good, &["--strides", "1"], 2, "error[R-S1-1]: --strides (DirectML's InputWindowStrides) has 1 entries");
     fails(&good, &["--strides", "1,0"], 2, "error[R-S1-4]: InputWindowStrides[1] is 0");
-    fails(&good, &["--offsets", "0,2"], 2, "error[R-S1-2]: InputWindowOffsets[1] + InputWindowSizes[1] = 2 + 1");
+    // The default size is the rest of the dimension, 0 here: the message says it was a default (D11: explicit flags
+    // reject empty windows).
+    fails(&good, &["--offsets", "0,2"], 2, "error[R-S1-3]: InputWindowSizes[1] is 0: --sizes was not given");
+    fails(&good, &["--offsets", "0,3"], 2, "error[R-S1-2]: InputWindowOffsets[1] = 3 (from --offsets) lies past");
     fails(&good, &["--output-sizes", "2,3"], 2, "error[R-S1-5]: OutputTensor.Sizes[1] is 3");
     fails(&good, &["--output-strides", "0,1"], 2, "error[D1]: OutputTensor.Strides");
     fails(&good, &["--input-sizes", "2,2"], 2, "error[args]: --input-sizes reads");
@@ -137,14 +145,15 @@ fn unwritable_output_directory() {
 }
 
 #[test]
-fn output_to_dev_full() {
+fn output_to_a_device_is_refused() {
     if !Path::new("/dev/full").exists() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let input = dir.path().join("in.npy");
     std::fs::write(&input, good_npy()).unwrap();
-    fails_at(&input, &PathBuf::from("/dev/full"), &[], 1, "error[io]");
+    // An atomic .npy writer does not write into devices (tests/cli_files.rs covers FIFOs).
+    fails_at(&input, &PathBuf::from("/dev/full"), &[], 2, "error[npy]: /dev/full: it is a device, not a regular file");
     // The device is still a device (not replaced by a regular file).
     let meta = std::fs::metadata("/dev/full").unwrap();
     assert!(!meta.is_file());

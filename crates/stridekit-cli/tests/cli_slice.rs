@@ -272,11 +272,11 @@ fn print_shows_the_output_values() {
     let d = Dir::new();
     let o = d.slice(&d.doc_input(), &[&DOC_EXAMPLE_2[..], &["--print"]].concat());
     assert_eq!(o.status.code(), Some(0));
-    assert_eq!(stdout(&o), "FLOAT32 [1, 1, 2, 2]: [14, 16, 6, 8]\n");
+    assert_eq!(stdout(&o), "FLOAT32 [1, 1, 2, 2]: [14.0, 16.0, 6.0, 8.0]\n");
     let f16: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|&v| half_bits(v).to_le_bytes()).collect();
     let input = d.file("h.npy", &npy("<f2", false, &[2], &f16));
     let o = d.slice(&input, &["--strides", "-1", "--print"]);
-    assert_eq!(stdout(&o), "FLOAT16 [2]: [-2, 1.5]\n");
+    assert_eq!(stdout(&o), "FLOAT16 [2]: [-2.0, 1.5]\n");
 }
 
 /// f32 -> IEEE half bits for the exactly representable test values.

@@ -315,8 +315,11 @@ fn render(entries: &[Entry]) -> String {
          - `error[layout]`: a layout helper (label, broadcast, row padding) cannot produce strides.\n\
          - `error[args]`: a command-line value cannot be read (list items, flags that contradict each other).\n\
          - `error[numpy]`, `error[onnx]`: a NumPy or ONNX slice cannot be translated (bad syntax, axis out of range, step 0).\n\
-         - `error[npy]`: an input .npy file is malformed or unsupported (checked against the file length before any allocation).\n\
-         - `error[io]`: a file cannot be read or written (exit code 1; the output file is written atomically, so an existing one is untouched).\n",
+         - `error[npy]`: an input .npy file is malformed or unsupported (checked against the file length and NumPy's 10,000-byte header cap before any allocation), or a path is not a regular file (a FIFO, device or directory as input or output).\n\
+         - `error[io]`: a file cannot be read or written (exit code 1; the output file is written atomically, so an existing one is untouched; an existing output this user may not write is refused, not replaced).\n\
+         - `error[memory]`: `stridekit slice`/`bench` would allocate more than is available (MemAvailable in /proc/meminfo, or `--max-memory`); both numbers are given, nothing is allocated (exit code 1).\n\
+         - `error[disk]`: the output file would not fit the free space of its file system; both numbers are given, nothing is written (exit code 1).\n\
+         - Command-line window flags use the rule ids above and name the flag as typed: `error[R-S1-1]: --sizes (DirectML's InputWindowSizes) has 1 entries, but the input has 2 dimensions ...`; a default that is empty or does not exist says it was a default (`R-S1-3`, `R-S1-2`); an input .npy whose shape has a dimension beyond u32 is `error[R-BT-6]: <file>: dimension ...`.\n",
     );
     s
 }

@@ -151,6 +151,16 @@ fn error_messages() {
         "error[numpy]: axis 0 has size 4294967296; DirectML sizes are at most 4294967295"
     );
     assert!(err(&shape, "np.array([0, 1])").contains("item 1 ('np.array([0, 1])') is integer-array (fancy) indexing"));
+    // Brackets around integers only are a Python list: NumPy's a[[1, 2]] is fancy indexing, never a[1, 2].
+    assert_eq!(
+        err(&shape, "[1,2]"),
+        "error[numpy]: '[1,2]' is a list of integers, which NumPy reads as integer-array (fancy) indexing (a[[1,2]] \
+         picks whole entries along axis 0); only basic slicing maps to Slice1. For a[1,2] write the items without \
+         brackets: '1,2'"
+    );
+    assert!(matches!(numpy_slice(&shape, " [ -1, 0 ] "), Err(NumpyError::IntegerList { .. })));
+    assert!(numpy_slice(&shape, "1, 2").is_ok() && numpy_slice(&shape, "[1, 2:]").is_ok());
+    assert!(numpy_slice(&shape, "[1]").is_ok(), "a[[1]] and a[1] with the axis kept select the same");
     assert!(err(&shape, "[1)").starts_with("error[numpy]: unbalanced brackets in '[1)'"));
     assert!(err(&shape, "1:2]").starts_with("error[numpy]: unbalanced brackets in '1:2]'"));
     assert!(err(&shape, "(1, 2)").starts_with("error[numpy]: item 1 ('(1, 2)') is not an integer"));

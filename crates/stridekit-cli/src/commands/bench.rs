@@ -188,7 +188,9 @@ fn load_cases(args: &BenchArgs) -> Result<Vec<Case>, CliError> {
             strides: args.strides.as_deref(),
             output_sizes: args.output_sizes.as_deref(),
         };
-        let (window_offsets, window_sizes, window_strides, out_sizes) = window::resolve(flags, &in_sizes)?;
+        let p = window::resolve(flags, &in_sizes)?;
+        let (window_offsets, window_sizes, window_strides, out_sizes) =
+            (p.input_window_offsets, p.input_window_sizes, p.input_window_strides, p.output_sizes);
         return Ok(vec![Case {
             name: args.name.clone(),
             dtype: dtype.clone(),

@@ -10,7 +10,8 @@
 //! - `...` (or `Ellipsis`), at most once: it stands for as many whole axes as the other items leave.
 //!
 //! Fewer items than axes leave the trailing axes whole. `None`/`np.newaxis` (which insert axes) and boolean or
-//! integer-array ("fancy") indexing are rejected: they are not strided windows.
+//! integer-array ("fancy") indexing are rejected: they are not strided windows. So is `[1, 2]`, brackets around two
+//! or more integers only: it reads as the Python list of `a[[1, 2]]` (write `1, 2` for `a[1, 2]`).
 //!
 //! # Semantics, and the one difference from NumPy
 //!
@@ -133,6 +134,19 @@ pub enum NumpyError {
         text: String,
         /// `boolean` or `integer-array (fancy)`.
         kind: &'static str,
+    },
+    /// `[i, j, ...]` around integers only: a Python list, which NumPy reads as integer-array indexing (`a[[1, 2]]`
+    /// picks rows 1 and 2), not as the subscript `a[1, 2]`.
+    #[error(
+        "error[numpy]: '{text}' is a list of integers, which NumPy reads as integer-array (fancy) indexing \
+         (a[{text}] picks whole entries along axis 0); only basic slicing maps to Slice1. For a[{body}] write the \
+         items without brackets: '{body}'"
+    )]
+    IntegerList {
+        /// The whole expression.
+        text: String,
+        /// The items without the brackets.
+        body: String,
     },
     /// `...` more than once.
     #[error(
@@ -291,11 +305,8 @@ pub fn parse_numpy_index(text: &str) -> Result<NumpyIndex, NumpyError> {
     let trimmed = text.trim();
     let (_, first_close) = split_top_level(trimmed).ok_or_else(unbalanced)?;
     // `[...]` around the whole expression (once): the first bracket closes at the last character.
-    let body = if trimmed.starts_with('[') && first_close == Some(trimmed.len() - 1) {
-        trimmed[1..trimmed.len() - 1].trim()
-    } else {
-        trimmed
-    };
+    let bracketed = trimmed.starts_with('[') && first_close == Some(trimmed.len() - 1);
+    let body = if bracketed { trimmed[1..trimmed.len() - 1].trim() } else { trimmed };
     if body.is_empty() {
         return Ok(NumpyIndex::default());
     }
@@ -316,6 +327,13 @@ pub fn parse_numpy_index(text: &str) -> Result<NumpyIndex, NumpyError> {
             ellipsis = Some(item_no);
         }
         items.push(item);
+    }
+    // `[1, 2]` is ambiguous: the subscript of `a[1, 2]`, or the list of `a[[1, 2]]`. A user who types brackets
+    // around integers alone means the list (fancy indexing), so it is refused; with a slice or `...` inside, the
+    // brackets can only be the subscript (a list cannot hold `1:3`). A single integer, `[1]`, selects the same
+    // elements either way (this front end keeps the axis, as `a[[1]]` does), so it is accepted.
+    if bracketed && items.len() >= 2 && items.iter().all(|i| matches!(i, IndexItem::Index(_))) {
+        return Err(NumpyError::IntegerList { text: trimmed.to_string(), body: body.to_string() });
     }
     Ok(NumpyIndex { items })
 }
