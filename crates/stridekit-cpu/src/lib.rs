@@ -32,6 +32,7 @@ mod kernels;
 mod options;
 mod planner;
 mod slice1;
+mod stream;
 
 pub use buffer::{CPU_BUFFER_ALIGNMENT, CpuBuffer};
 pub use error::ExecError;

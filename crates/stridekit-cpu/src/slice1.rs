@@ -69,6 +69,8 @@ pub fn slice1_bound(
 #[derive(Debug, Clone)]
 pub struct PreparedSlice1 {
     plan: Slice1Plan,
+    /// The compiled program (streaming execution runs ranges of its rows) and the same program checked.
+    pub(crate) source: Program,
     program: Checked,
     options: ExecOptions,
     /// One past the last input byte the plan reads, and output byte it writes (the model's arithmetic, D10).
@@ -80,12 +82,12 @@ impl PreparedSlice1 {
     /// Compiles `plan`. Fails only when the plan's byte offsets do not fit this machine's address space (a 32-bit
     /// target with a tensor larger than 2 GiB), reported as [`ExecError::OutOfRange`].
     pub fn new(plan: &Slice1Plan, options: ExecOptions) -> Result<Self, ExecError> {
-        let program = Program::compile(plan, &options)
-            .and_then(kernels::check)
-            .ok_or(ExecError::AddressSpace { needed: plan.input().total_tensor_size_in_bytes() })?;
+        let address_space = ExecError::AddressSpace { needed: plan.input().total_tensor_size_in_bytes() };
+        let source = Program::compile(plan, &options).ok_or(address_space.clone())?;
+        let program = kernels::check(source.clone()).ok_or(address_space)?;
         let copy = plan.normalized();
         let (input_needed, output_needed) = (copy.input_byte_range().end, copy.output_byte_range().end);
-        Ok(PreparedSlice1 { plan: plan.clone(), program, options, input_needed, output_needed })
+        Ok(PreparedSlice1 { plan: plan.clone(), source, program, options, input_needed, output_needed })
     }
 
     /// The plan this operator runs.
@@ -100,9 +102,15 @@ impl PreparedSlice1 {
 
     /// Runs on host slices (D10); see [`slice1`].
     pub fn execute(&self, input: &[u8], output: &mut [u8]) -> Result<(), ExecError> {
+        self.check_host_slices(input, output)?;
+        kernels::execute(&self.program, input, output, &self.options)
+    }
+
+    /// D10: the host slices hold every byte the plan reads and writes.
+    pub(crate) fn check_host_slices(&self, input: &[u8], output: &[u8]) -> Result<(), ExecError> {
         check_host_buffer(TensorRole::Input, input.len() as u64, self.input_needed)?;
         check_host_buffer(TensorRole::Output, output.len() as u64, self.output_needed)?;
-        kernels::execute(&self.program, input, output, &self.options)
+        Ok(())
     }
 
     /// Runs on bound ranges; see [`slice1_bound`].

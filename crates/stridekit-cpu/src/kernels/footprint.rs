@@ -77,6 +77,16 @@ pub(crate) fn check(program: Program) -> Option<Checked> {
     Some(Checked { program, src_end: ends[0], dst_end: ends[1] })
 }
 
+/// The input bytes `[lowest, highest)` `program` reads, by the same reach arithmetic as [`check`] (`None` where
+/// `check` would fail). Streaming execution reports it after each range of rows, so that the caller can release the
+/// input pages those rows consumed.
+pub(crate) fn input_range(program: &Program) -> Option<std::ops::Range<u64>> {
+    let inner = program.inner.footprint(program.esize);
+    let outer = program.outer.iter().map(|d| (d.n, d.src));
+    let (lo, hi) = reach(program.src_start as i128, outer.chain(inner.src), program.esize);
+    Some(u64::try_from(lo).ok()?..u64::try_from(hi).ok()?)
+}
+
 /// The byte ranges (addresses, half-open) a call may read and write: the slices' ranges that [`check`] and
 /// [`execute`](super::execute) proved to hold the program's reach.
 #[derive(Debug, Clone, Copy)]

@@ -23,8 +23,9 @@ mod split;
 mod x86;
 
 pub(crate) use dispatch::execute;
-pub(crate) use footprint::{Checked, check};
+pub(crate) use footprint::{Checked, check, input_range};
 pub(crate) use portable::rows::SHORT_ROW_MAX_BYTES;
+pub(crate) use split::{Split, inner_count};
 
 /// The SIMD level chosen at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

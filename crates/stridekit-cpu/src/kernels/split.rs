@@ -19,10 +19,21 @@ pub(super) fn for_each_part(parts: usize, f: &(dyn Fn(usize) + Sync)) {
     rec(0, parts, f);
 }
 
+/// The count a split of an inner kernel (without outer loops) divides, and the grain of part boundaries in that
+/// count's units (64 bytes for bulk copies).
+pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
+    match inner {
+        Inner::Copy { bytes } => (bytes, 64),
+        Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } | Inner::Scatter { n, .. } => (n, 64),
+        Inner::Transpose { na, .. } => (na, 8),
+        Inner::Rows { rows, .. } => (rows, 16),
+    }
+}
+
 /// How a program is divided into parts: either ranges of the first `levels` outer loops flattened, or ranges of
 /// the inner kernel's count when there are no outer loops.
 #[derive(Debug, Clone, Copy)]
-pub(super) struct Split {
+pub(crate) struct Split {
     pub parts: usize,
     levels: usize,
     total: usize,
@@ -33,14 +44,7 @@ pub(super) struct Split {
 impl Split {
     pub(super) fn new(p: &Program, parts: usize) -> Split {
         if p.outer.is_empty() {
-            let (total, grain) = match p.inner {
-                Inner::Copy { bytes } => (bytes, 64),
-                Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } | Inner::Scatter { n, .. } => {
-                    (n, 64)
-                }
-                Inner::Transpose { na, .. } => (na, 8),
-                Inner::Rows { rows, .. } => (rows, 16),
-            };
+            let (total, grain) = inner_count(p.inner);
             let parts = parts.min(total.div_ceil(grain)).max(1);
             return Split { parts, levels: 0, total, grain };
         }
@@ -61,8 +65,8 @@ impl Split {
     }
 
     /// The inner kernel restricted to the sub-range `a .. b` of its count, and the byte offsets of that sub-range's
-    /// first element on each side (for splits without outer loops).
-    fn sub_kernel(inner: Inner, a: usize, b: usize, esize: usize) -> (Inner, isize, isize) {
+    /// first element on each side (for splits without outer loops, and streaming ranges of such programs).
+    pub(crate) fn sub_kernel(inner: Inner, a: usize, b: usize, esize: usize) -> (Inner, isize, isize) {
         let e = esize as isize;
         let (count, so, d_o) = (b - a, a as isize, a as isize);
         match inner {
