@@ -135,6 +135,12 @@ impl SliceOutcome {
 /// The largest dimension a front end accepts: DirectML sizes are u32.
 pub const MAX_DIMENSION: u64 = u32::MAX as u64;
 
+/// A shape as DirectML sizes (u32), or the first `(axis, size)` larger than [`MAX_DIMENSION`]. Shared by the front
+/// ends, which each report it in their own words.
+fn shape_to_u32(shape: &[u64]) -> Result<Vec<u32>, (usize, u64)> {
+    shape.iter().enumerate().map(|(axis, &dim)| u32::try_from(dim).map_err(|_| (axis, dim))).collect()
+}
+
 /// How a decimal literal failed to parse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum DecimalError {

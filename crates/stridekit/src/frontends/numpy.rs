@@ -52,7 +52,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use super::{DecimalError, MAX_DIMENSION, Slice1Params, SliceOutcome, narrow_u32, parse_decimal, stride_for};
+use super::{DecimalError, Slice1Params, SliceOutcome, narrow_u32, parse_decimal, shape_to_u32, stride_for};
 
 /// Why a NumPy index expression cannot be parsed or applied. Messages start with `error[numpy]:`; items count from 1,
 /// axes from 0.
@@ -518,13 +518,7 @@ impl NumpyIndex {
     /// Applies the index to an array of shape `shape` (row-major sizes; each at most `u32::MAX`). The output keeps the
     /// input's rank (see the [module docs](self)).
     pub fn resolve(&self, shape: &[u64]) -> Result<SliceOutcome, NumpyError> {
-        let mut input_sizes = Vec::with_capacity(shape.len());
-        for (axis, &dim) in shape.iter().enumerate() {
-            if dim > MAX_DIMENSION {
-                return Err(NumpyError::DimensionTooLarge { axis, dim });
-            }
-            input_sizes.push(narrow_u32(i128::from(dim)));
-        }
+        let input_sizes = shape_to_u32(shape).map_err(|(axis, dim)| NumpyError::DimensionTooLarge { axis, dim })?;
         let sources = self.assign(shape.len())?;
         let mut selections = Vec::with_capacity(shape.len());
         for (axis, (source, &dim)) in sources.iter().zip(shape).enumerate() {

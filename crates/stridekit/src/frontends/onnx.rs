@@ -35,7 +35,7 @@
 //! to -1 in Python (nothing). This module follows the ONNX text and onnxruntime; ONNX's Python reference
 //! implementation, which slices with Python, gives the empty result there.
 
-use super::{MAX_DIMENSION, Slice1Params, SliceOutcome, ceil_div, narrow_u32, stride_for};
+use super::{Slice1Params, SliceOutcome, ceil_div, narrow_u32, shape_to_u32, stride_for};
 
 /// Why an ONNX Slice cannot be mapped. Messages start with `error[onnx]:`; array positions and axes count from 0.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -170,13 +170,7 @@ pub fn onnx_slice(
     steps: Option<&[i64]>,
 ) -> Result<SliceOutcome, OnnxError> {
     let rank = shape.len();
-    let mut input_sizes = Vec::with_capacity(rank);
-    for (axis, &dim) in shape.iter().enumerate() {
-        if dim > MAX_DIMENSION {
-            return Err(OnnxError::DimensionTooLarge { axis, dim });
-        }
-        input_sizes.push(narrow_u32(i128::from(dim)));
-    }
+    let input_sizes = shape_to_u32(shape).map_err(|(axis, dim)| OnnxError::DimensionTooLarge { axis, dim })?;
     let expected = starts.len();
     for (field, len) in
         [("ends", Some(ends.len())), ("axes", axes.map(<[i64]>::len)), ("steps", steps.map(<[i64]>::len))]

@@ -399,9 +399,7 @@ impl Slice1Desc {
             if end > u64::from(input_size) {
                 return Err(SliceError::WindowOutOfBounds { dim, offset, size, end, input_size });
             }
-            // Edge case: `stride.abs()` overflows for i32::MIN; unsigned_abs() is 2^31, and a window of at most
-            // u32::MAX elements then copies 1 or 2.
-            let max = 1 + (size - 1) / stride.unsigned_abs();
+            let max = max_copied_elements(size, i64::from(stride));
             let output_size = output.sizes()[dim];
             if output_size > max {
                 return Err(SliceError::OutputSizeTooLarge { dim, output_size, max, window_size: size, stride });
@@ -469,6 +467,22 @@ impl SliceDesc {
         }
         Ok(build_plan(operator, input, output, self.offsets.clone(), window_sizes, window_strides))
     }
+}
+
+/// DirectML's MaxCopiedElements in one dimension (R-S1-5): the most elements a window of `window_size` copies at
+/// `stride`, `1 + (window_size - 1) / |stride|`. `unsigned_abs` makes `i32::MIN` (2^31) fine: a window of at most
+/// `u32::MAX` elements then copies 1 or 2. A degenerate window (size 0 or stride 0, which validation rejects) gives 1,
+/// so that defaults computed from it leave the error to validation.
+///
+/// ```
+/// assert_eq!(stridekit::ops::slice1::max_copied_elements(4, -2), 2);
+/// assert_eq!(stridekit::ops::slice1::max_copied_elements(u32::MAX, i64::from(i32::MIN)), 2);
+/// ```
+pub const fn max_copied_elements(window_size: u32, stride: i64) -> u32 {
+    if window_size == 0 || stride == 0 {
+        return 1;
+    }
+    1 + ((window_size - 1) as u64 / stride.unsigned_abs()) as u32
 }
 
 /// DirectML's CopyStart in one dimension: the window offset, plus `size - 1` where the stride is negative (a negative
