@@ -61,6 +61,7 @@ pub struct PreparedSlice1Gpu {
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) buffer_copy: Option<BufferCopy>,
     pub(crate) max_groups: u32,
+    pub(crate) bind_cache: Mutex<Option<crate::record::BindCache>>,
 }
 
 impl std::fmt::Debug for PreparedSlice1Gpu {
@@ -166,6 +167,7 @@ impl PreparedSlice1Gpu {
             chunks,
             buffer_copy,
             max_groups,
+            bind_cache: Mutex::new(None),
         })
     }
 

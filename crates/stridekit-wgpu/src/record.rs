@@ -13,7 +13,17 @@ use crate::GpuError;
 use crate::context::{check_lost, scoped};
 use crate::kernels::WORKGROUP_SIZE;
 use crate::prepare::PreparedSlice1Gpu;
+use std::sync::Arc;
 use stridekit::{TensorRole, check_binding};
+
+/// The bind groups of the last buffers and offsets an operator was recorded on.
+pub(crate) struct BindCache {
+    input: wgpu::Buffer,
+    input_offset: u64,
+    output: wgpu::Buffer,
+    output_offset: u64,
+    groups: Arc<[(wgpu::BindGroup, u32, u32)]>,
+}
 
 /// A tensor's bound range: DirectML's `DML_BUFFER_BINDING` (a buffer, `Offset`, `SizeInBytes`).
 #[derive(Debug, Clone, Copy)]
@@ -101,9 +111,41 @@ impl PreparedSlice1Gpu {
             encoder.copy_buffer_to_buffer(input, input_offset + c.in_lo, output, output_offset + c.out_lo, c.len);
         }
         let (Some(pipeline), Some(params)) = (&self.pipeline, &self.params) else { return };
-        let align = self.residues.align;
         let residue = self.residues.entry_offset(input_offset, output_offset);
-        let bind_groups: Vec<(wgpu::BindGroup, u32, u32)> = self
+        let bind_groups = self.bind_groups(input, input_offset, output, output_offset, params);
+        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
+            label: Some("stridekit slice1"),
+            timestamp_writes: None,
+        });
+        pass.set_pipeline(pipeline);
+        for (i, (bind_group, x, y)) in bind_groups.iter().enumerate() {
+            pass.set_bind_group(0, bind_group, &[(i as u64 * self.params_stride) as u32, residue]);
+            pass.dispatch_workgroups(*x, *y, 1);
+        }
+    }
+
+    /// The bind groups and dispatch sizes of every chunk for these buffers and offsets. The last set is cached:
+    /// recording the same operator on the same buffers again (the common case of a prepared operator) creates no
+    /// bind group. The cache keeps those two buffers alive until the next record on other buffers or the drop of
+    /// the operator.
+    fn bind_groups(
+        &self,
+        input: &wgpu::Buffer,
+        input_offset: u64,
+        output: &wgpu::Buffer,
+        output_offset: u64,
+        params: &wgpu::Buffer,
+    ) -> Arc<[(wgpu::BindGroup, u32, u32)]> {
+        let mut cache = self.bind_cache.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(c) = &*cache
+            && c.input == *input
+            && c.output == *output
+            && (c.input_offset, c.output_offset) == (input_offset, output_offset)
+        {
+            return Arc::clone(&c.groups);
+        }
+        let align = self.residues.align;
+        let groups: Arc<[(wgpu::BindGroup, u32, u32)]> = self
             .chunks
             .iter()
             .map(|c| {
@@ -128,15 +170,14 @@ impl PreparedSlice1Gpu {
                 (bind_group, x as u32, y as u32)
             })
             .collect();
-        let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
-            label: Some("stridekit slice1"),
-            timestamp_writes: None,
+        *cache = Some(BindCache {
+            input: input.clone(),
+            input_offset,
+            output: output.clone(),
+            output_offset,
+            groups: Arc::clone(&groups),
         });
-        pass.set_pipeline(pipeline);
-        for (i, (bind_group, x, y)) in bind_groups.iter().enumerate() {
-            pass.set_bind_group(0, bind_group, &[(i as u64 * self.params_stride) as u32, residue]);
-            pass.dispatch_workgroups(*x, *y, 1);
-        }
+        groups
     }
 }
 

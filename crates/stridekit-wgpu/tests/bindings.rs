@@ -116,3 +116,28 @@ fn host_slices_need_only_the_bytes_the_copy_touches() {
     assert_eq!(err.rule(), "D10", "{err}");
     assert_eq!(short, [0; 4], "a rejected call writes nothing (D9)");
 }
+
+#[test]
+fn recording_again_on_the_same_or_other_buffers_uses_the_right_ones() {
+    let Some(ctx) = common::gpu() else { return };
+    let d = desc();
+    let op = PreparedSlice1Gpu::new(ctx, &d.validate().unwrap()).unwrap();
+    let (in_total, out_total) = (d.input.total_tensor_size_in_bytes as usize, d.output.total_tensor_size_in_bytes);
+    let inputs = [pseudo_random_bytes(10, in_total), pseudo_random_bytes(11, in_total)];
+    let a = common::buffer_with(ctx, &inputs[0], U::STORAGE);
+    let b = common::buffer_with(ctx, &[0; 64], U::STORAGE);
+    let c = common::buffer_with(ctx, &[0; 64], U::STORAGE);
+    // a -> b, then new bytes in a -> b again (cached bind groups), then a -> c at another offset, then a -> b.
+    for (step, (content, target, offset)) in
+        [(0, &b, 0u64), (1, &b, 0), (1, &c, 32), (0, &b, 16)].into_iter().enumerate()
+    {
+        ctx.queue().write_buffer(&a, 0, &inputs[content]);
+        let mut encoder = ctx.device().create_command_encoder(&Default::default());
+        op.record(&mut encoder, GpuBinding::whole(&a), GpuBinding::new(target, offset, out_total)).unwrap();
+        ctx.queue().submit([encoder.finish()]);
+        let mut expected = common::read(ctx, target)[offset as usize..(offset + out_total) as usize].to_vec();
+        stridekit_testkit::slice1_reference(&d, &inputs[content], &mut expected).unwrap();
+        let got = common::read(ctx, target);
+        assert_eq!(&got[offset as usize..(offset + out_total) as usize], &expected[..], "step {step}");
+    }
+}
