@@ -51,7 +51,7 @@ pub(crate) enum Inner {
     /// A 2-D tile walk: dimension `a` reads contiguously (source stride = element size) and writes with stride
     /// `a_dst`; dimension `b` writes contiguously and reads with stride `b_src`.
     Transpose { na: usize, a_dst: isize, nb: usize, b_src: isize },
-    /// Short contiguous runs (at most 64 bytes) of the innermost dimension together with the dimension around
+    /// Short contiguous runs (at most 128 bytes) of the innermost dimension together with the dimension around
     /// them: `rows` runs of `bytes` bytes, `src` / `dst` bytes apart.
     Rows { rows: usize, bytes: usize, src: isize, dst: isize },
     /// Both sides strided.

@@ -147,10 +147,13 @@ fn rank_8_mixed() {
 
 #[test]
 fn short_rows_under_strided_reversed_and_padded_dimensions() {
-    // Runs of 1 to 64 bytes (every width class of the short-row kernel, and the first length past it) under a
+    // Runs of 1 to 129 bytes (every width class of the short-row kernel up to 128, and the first length past it) under a
     // reversed, a strided and a padded outer dimension: pixels of 3-4 channels, boxes, keypoints.
-    let widths: &[u32] =
-        if cfg!(miri) { &[1, 3, 8, 17, 40] } else { &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65] };
+    let widths: &[u32] = if cfg!(miri) {
+        &[1, 3, 8, 17, 40]
+    } else {
+        &[1, 2, 3, 4, 5, 7, 8, 9, 15, 16, 17, 31, 32, 33, 63, 64, 65, 127, 128, 129]
+    };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
         let e = dt.size_in_bytes().unwrap();
         for &bytes in widths {

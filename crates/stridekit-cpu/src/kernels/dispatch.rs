@@ -141,7 +141,7 @@ pub(super) unsafe fn run_inner(inner: Inner, src: *const u8, dst: *mut u8, ctx: 
             Inner::Transpose { na, a_dst, nb, b_src } => {
                 by_size!(ctx.esize, transpose::transpose, src, dst, na, a_dst, nb, b_src, ctx)
             }
-            Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d),
+            Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d, ctx),
             Inner::Scatter { n, src: s, dst: d } => by_size!(ctx.esize, scatter::scatter, src, dst, n, s, d),
         }
     }

@@ -1,12 +1,16 @@
-//! Short rows: `rows` contiguous runs of `bytes` bytes (at most [`SHORT_ROW_MAX_BYTES`]), `src` and `dst` bytes
+//! Short rows: `rows` contiguous runs of `bytes` bytes (at most [`SHORT_ROW_MAX_BYTES`], 128), `src` and `dst` bytes
 //! apart. Pixels of 3-4 channels, boxes and keypoints under strided, reversed or padded outer dimensions make the
 //! innermost contiguous run only a few bytes long; one `memcpy` call per run costs more than the bytes. This kernel
 //! takes the run and the dimension around it at once and copies each run with two overlapping fixed-size moves.
 
+use super::copy::copy_bytes;
 use crate::kernels::footprint::Footprint;
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86;
+use crate::kernels::{Ctx, Simd};
 
 /// The longest run that takes this kernel (longer runs are bulk copies, where a `memcpy` call is amortised).
-pub(crate) const SHORT_ROW_MAX_BYTES: usize = 64;
+pub(crate) const SHORT_ROW_MAX_BYTES: usize = 128;
 
 /// One call reads and writes `rows` runs of `bytes` bytes (whole elements of `esize` bytes), `src` / `dst` apart.
 pub(crate) fn footprint(rows: usize, bytes: usize, src: isize, dst: isize, esize: usize) -> Footprint {
@@ -14,19 +18,69 @@ pub(crate) fn footprint(rows: usize, bytes: usize, src: isize, dst: isize, esize
     Footprint { src: [(rows, src), run], dst: [(rows, dst), run] }
 }
 
+/// Bytes of the L1-resident block that rows bound for streaming stores are assembled in.
+const STAGE_BYTES: usize = 4096;
+
 /// Copies `rows` runs of `bytes` bytes (1 ..= [`SHORT_ROW_MAX_BYTES`]) from `src + r * s` to `dst + r * d`.
 ///
-/// The destination runs may interleave with another thread's bytes (channel-last outputs), so no slice may span
-/// them: this is a pointer loop.
+/// With streaming stores and a contiguous destination (`d == bytes`), the runs are assembled in a 4 KiB stack
+/// block and streamed out from there, so that the destination lines are not read for ownership first; the short
+/// moves themselves cannot stream (they are not whole aligned vectors).
 ///
 /// # Safety
 /// Every source run is readable and every destination run writable; the sides do not overlap.
-pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
+pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
+    if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES) {
+        // SAFETY: the caller's contract.
+        unsafe { rows_any(src, dst, rows, bytes, s, d, ctx) };
+        return;
+    }
+    let mut stage = std::mem::MaybeUninit::<[u8; STAGE_BYTES]>::uninit();
+    let stage = stage.as_mut_ptr().cast::<u8>();
+    let per = STAGE_BYTES / bytes;
+    let mut r = 0;
+    while r < rows {
+        let k = per.min(rows - r);
+        // SAFETY: runs r .. r + k of the caller's source; the stage holds k * bytes <= STAGE_BYTES bytes, written
+        // here in full before `copy_bytes` reads them; destination bytes r * bytes .. (r + k) * bytes are runs
+        // r .. r + k of the contiguous destination (d == bytes), the caller's range.
+        unsafe {
+            rows_any(src.offset(r as isize * s), stage, k, bytes, s, bytes as isize, ctx);
+            copy_bytes(stage, dst.add(r * bytes), k * bytes, ctx);
+        }
+        r += k;
+    }
+}
+
+/// [`rows`] with ordinary stores: a periodic shuffle where the runs are close together in the source and
+/// contiguous in the destination, the row loop otherwise.
+///
+/// # Safety
+/// As for [`rows`].
+#[allow(clippy::too_many_arguments)] // the row walk's fields
+unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: AVX2 detected; the caller's ranges, with a contiguous destination (d == bytes).
+    if ctx.simd == Simd::Avx2 && d == bytes as isize && unsafe { x86::rows_shuffle(src, dst, rows, bytes, s) } {
+        return;
+    }
+    let _ = (ctx, Simd::None);
+    // SAFETY: the caller's contract.
+    unsafe { rows_plain(src, dst, rows, bytes, s, d) };
+}
+
+/// The row loop. The destination runs may interleave with another thread's bytes (channel-last
+/// outputs), so no slice may span them: this is a pointer loop.
+///
+/// # Safety
+/// As for [`rows`].
+unsafe fn rows_plain(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
     assert!((1..=SHORT_ROW_MAX_BYTES).contains(&bytes));
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).
     unsafe {
         match bytes {
-            32.. => rows_with::<32>(src, dst, rows, bytes, s, d),
+            64.. => rows_with::<64>(src, dst, rows, bytes, s, d),
+            32..=63 => rows_with::<32>(src, dst, rows, bytes, s, d),
             16..=31 => rows_with::<16>(src, dst, rows, bytes, s, d),
             8..=15 => rows_with::<8>(src, dst, rows, bytes, s, d),
             4..=7 => rows_with::<4>(src, dst, rows, bytes, s, d),

@@ -11,6 +11,7 @@ mod gather;
 mod interleave;
 mod narrow;
 mod reverse;
+mod rows;
 mod store;
 mod tiles;
 mod transpose;
@@ -19,6 +20,7 @@ pub(crate) use copy::{NT_MIN_RUN, copy_nt_avx2};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
 pub(crate) use reverse::reverse_avx2;
+pub(crate) use rows::rows_shuffle;
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use transpose::transpose_avx2;
