@@ -8,7 +8,6 @@ mod cli;
 mod commands;
 mod error;
 mod parse;
-mod render;
 mod resources;
 mod signals;
 mod window;

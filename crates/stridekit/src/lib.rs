@@ -27,6 +27,7 @@ mod buffer_size;
 mod buffer_tensor_desc;
 mod data_type;
 mod error;
+pub mod explain;
 mod feature_level;
 pub mod frontends;
 pub mod layout;

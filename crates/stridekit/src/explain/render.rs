@@ -1,8 +1,20 @@
 //! The two pictures of the DirectML strides page, for any small tensor: the logical view (blocks of the last two
 //! dimensions) and the buffer view (offset -> element, `x` for padding, several labels where elements share an offset).
+//!
+//! ```
+//! use stridekit::{BufferTensorDesc, DataType};
+//! use stridekit::explain::render;
+//! let layout = BufferTensorDesc::new(DataType::Float32, &[2, 3], Some(&[5, 1])).unwrap().validate().unwrap();
+//! let texts = render::element_texts(&layout, false);
+//! assert_eq!(render::logical_view(&layout, &texts), "A B C\nD E F\n");
+//! assert_eq!(
+//!     render::buffer_view(&layout, &texts),
+//!     "Offset: | 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 |\nValue:  | A | B | C | x | x | D | E | F |\n"
+//! );
+//! ```
 
+use crate::TensorLayout;
 use std::fmt::Write as _;
-use stridekit::TensorLayout;
 
 /// Pictures are drawn for tensors of at most this many logical elements ...
 pub const MAX_PICTURE_ELEMENTS: u64 = 512;
