@@ -118,7 +118,7 @@ fn read_back(ctx: &GpuContext, source: &wgpu::Buffer, len: u64) -> Result<Vec<u8
     });
     wait(ctx)?;
     let err = |e: String| GpuError::Readback { detail: e };
-    rx.recv().map_err(|e| err(e.to_string()))?.map_err(|e| err(e.to_string()))?;
+    rx.try_recv().map_err(|e| err(e.to_string()))?.map_err(|e| err(e.to_string()))?;
     let bytes = staging.get_mapped_range(..).map_err(|e| err(e.to_string()))?[..len as usize].to_vec();
     staging.unmap();
     Ok(bytes)

@@ -111,7 +111,8 @@ impl PreparedSlice1Gpu {
         });
         wait(device)?;
         ctx.check_lost()?;
-        rx.recv()
+        // wait() returned, so the callback has run; a missing result means the device dropped it.
+        rx.try_recv()
             .map_err(|e| GpuError::Readback { detail: e.to_string() })?
             .map_err(|e| GpuError::Readback { detail: e.to_string() })?;
         {

@@ -89,3 +89,31 @@ proptest! {
         prop_assert!(actual == expected, "{:?}\n got {actual:?}\nwant {expected:?}", case.desc);
     }
 }
+
+/// The real limits: a 144 MiB reversed copy of u16 (over a 128 MiB storage binding limit, and 141,000 workgroups,
+/// over 65535 per dimension). Too slow for every run on a software GPU.
+#[test]
+#[ignore = "144 MiB through a software GPU takes seconds: run with --ignored"]
+fn a_tensor_over_the_real_binding_limit() {
+    let Some(ctx) = common::gpu() else { return };
+    let n: u32 = 72 << 20;
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::packed(DataType::Uint16, &[n]).unwrap(),
+        output: BufferTensorDesc::packed(DataType::Uint16, &[n]).unwrap(),
+        input_window_offsets: vec![0],
+        input_window_sizes: vec![n],
+        input_window_strides: vec![-1],
+    };
+    let plan = desc.validate().unwrap();
+    let input: Vec<u8> = (0..n).flat_map(|i| (i.wrapping_mul(40503) as u16).to_le_bytes()).collect();
+    let mut output = vec![0u8; input.len()];
+    let op = PreparedSlice1Gpu::new(ctx, &plan).unwrap();
+    let t = op.execute(ctx, &input, &mut output).unwrap();
+    eprintln!("{}: {:?} on {}", op.describe(), t, ctx.adapter());
+    if ctx.limits().max_storage_buffer_binding_size < u64::from(n) * 2 {
+        assert!(op.dispatch_count() > 1);
+    }
+    let n = n as usize;
+    let first_bad = (0..n).find(|&j| output[2 * j..2 * j + 2] != input[2 * (n - 1 - j)..2 * (n - j)]);
+    assert_eq!(first_bad, None, "output differs from the reversed input");
+}
