@@ -83,7 +83,12 @@ fn slice1_words(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         var inside = true;
         for (var d = 0u; d < c.rank; d++) {
             let s = c.out_strides[d / 4u][d % 4u];
-            let q = rem / s;
+            // `s` is uniform: the branch never diverges, and the common unit stride (packed output rows) skips the
+            // division.
+            var q = rem;
+            if (s != 1u) {
+                q = rem / s;
+            }
             if (q >= c.sizes[d / 4u][d % 4u]) {
                 inside = false;
                 break;
