@@ -6,7 +6,7 @@
  * on any operating system. The sk* functions are stridekit's own.
  *
  * This header is written by hand (see the crate docs of stridekit-capi for why) and checked against the Rust
- * definitions by crates/stridekit-capi/tests/header.rs; the C and C++ tests static-assert DirectML's struct layout.
+ * definitions by crates/stridekit-capi/src/tests/header.rs; the C and C++ tests static-assert DirectML's struct layout.
  *
  * Including DirectML.h as well: include DirectML.h FIRST. Its include guard (DIRECTML_H) then switches the DML_*
  * declarations below off and only the sk* declarations remain. The other order redefines the DML_* types.

@@ -32,7 +32,7 @@
 //!   usable in C constant expressions, and a switch-off when DirectML.h itself was included (`DIRECTML_H`). cbindgen
 //!   renders `#[repr(u32)]` enums as integer typedefs and cannot emit the guards without raw text, while the Rust
 //!   side must read enum members as raw integers anyway (a C program can store any value; a Rust enum with an
-//!   out-of-range value is undefined behaviour). Verification, both directions: `tests/header.rs` parses the header
+//!   out-of-range value is undefined behaviour). Verification, both directions: `src/tests/header.rs` parses the header
 //!   and compares every enumerator and constant with the model's values (`DataType`, `FeatureLevel`, `Operator`,
 //!   `TensorFlags`, `limits`) and every struct's member names and order with the Rust `#[repr(C)]` definitions,
 //!   whose sizes and offsets are pinned to DirectML's 64-bit layout at compile time ([`abi::DIRECTML_LAYOUT_64`]);
@@ -49,7 +49,12 @@
 //!   threads at once with distinct outputs. Copies of 1 MiB of output or more use Rayon's global pool (the CPU
 //!   backend's default); smaller ones run on the calling thread.
 //! - **Speed**: `skExecuteOperator` allocates nothing and re-checks only the arguments and the bindings
-//!   (`PreparedSlice1::execute_bound`); the panic boundary (`catch_unwind`) costs nothing on the success path.
+//!   (`PreparedSlice1::execute_bound`); the panic boundary (`catch_unwind`) costs nothing on the success path. The
+//!   library is built as `cdylib` + `staticlib` only: with an `rlib` crate type as well, Cargo builds the C
+//!   libraries without link-time optimisation, the calls into `stridekit-cpu` and the model's binding check are not
+//!   inlined, and the 4x4 example cost ~10 ns more per call (measured with `bench/run.sh`: 43-49 ns against 33 ns).
+//!   The Rust tests of the C ABI are therefore unit tests inside the library (`src/tests/`), and the crate has no
+//!   doctests.
 //! - **Panics** never unwind into C: every exported function runs under `catch_unwind` and reports `E_UNEXPECTED`
 //!   with the rule id `panic`.
 //! - **Unsafe code** is allowed only in the FFI modules (`ffi`, `read`, `error_info`), each block with a `SAFETY`
@@ -59,6 +64,9 @@ pub mod abi;
 mod error_info;
 mod ffi;
 mod read;
+#[cfg(test)]
+#[allow(unsafe_code)] // calling the C ABI as a C program would is the point of these tests
+mod tests;
 
 pub use abi::*;
 pub use ffi::{

@@ -2,11 +2,11 @@
 //! every struct's members (names and order) against the Rust `#[repr(C)]` definitions (whose layout is pinned to
 //! DirectML's at compile time), and the exported functions.
 
+use crate::abi;
 use std::collections::BTreeMap;
 use stridekit::{DataType, FeatureLevel, Operator, TensorFlags, limits};
-use stridekit_c::abi;
 
-const HEADER: &str = include_str!("../include/stridekit.h");
+const HEADER: &str = include_str!("../../include/stridekit.h");
 
 fn parse_int(text: &str) -> i64 {
     let t = text.trim().trim_end_matches(['L', 'u', 'U']);
@@ -140,8 +140,8 @@ fn exported_functions_are_declared() {
         assert_eq!(HEADER.matches(f).count(), 1, "{f}");
     }
     // Declared as the Rust definitions take them (the C enum parameters are 32-bit integers on the Rust side).
-    let _: unsafe extern "C" fn(u32, u32, *const u32, *const u32) -> u64 = stridekit_c::skCalcBufferTensorSize;
-    let _: unsafe extern "C" fn(u32, u32, *const u32, *const u32) -> u64 = stridekit_c::skCalcBufferTensorSizeDmlx;
+    let _: unsafe extern "C" fn(u32, u32, *const u32, *const u32) -> u64 = crate::skCalcBufferTensorSize;
+    let _: unsafe extern "C" fn(u32, u32, *const u32, *const u32) -> u64 = crate::skCalcBufferTensorSizeDmlx;
     let _: unsafe extern "C" fn(*const abi::DML_OPERATOR_DESC, u32, *mut abi::SK_ERROR_INFO) -> i32 =
-        stridekit_c::skValidateOperatorDesc;
+        crate::skValidateOperatorDesc;
 }

@@ -1,10 +1,9 @@
 //! The exported functions called from Rust as a C program would: the doc examples, the model's rule ids through the
 //! boundary, owned copies, counts that must not be read, and execution from several threads.
-#![allow(unsafe_code)] // calling the C ABI is the point of these tests
 
+use crate::*;
 use std::ptr::{null, null_mut};
 use stridekit::{DataType, calc_buffer_tensor_size, dmlx_calc_buffer_tensor_size};
-use stridekit_c::*;
 
 const FLOAT32: u32 = 1;
 const SLICE: u32 = 60;
