@@ -43,4 +43,7 @@ build_and_run c11-san cc -std=c11 "${warn[@]}" "${san[@]}" "${cflags[@]}" "$src/
 build_and_run cxx17-san c++ -std=c++17 "${warn[@]}" "${san[@]}" "${cflags[@]}" -x c++ "$src/capi_test.c" -x none \
     "${static[@]}"
 build_and_run threads-san c++ -std=c++17 "${warn[@]}" "${san[@]}" "${cflags[@]}" "$src/capi_threads.cpp" "${static[@]}"
+echo "+ README example (examples/c/slice1_example.c)"
+cc -std=c11 "${warn[@]}" "${cflags[@]}" crates/stridekit-capi/examples/c/slice1_example.c -o "$work/example" "${shared[@]}"
+[ "$("$work/example")" = "14 16 6 8" ] || { echo "the README example did not print 14 16 6 8" >&2; exit 1; }
 echo "C library tests passed"
