@@ -20,7 +20,7 @@ pub enum Command {
     /// Slice a NumPy .npy file with DirectML Slice1 (or NumPy / ONNX slicing) semantics.
     #[command(after_help = SLICE_EXAMPLES)]
     Slice(Box<crate::commands::slice::SliceArgs>),
-    /// Time a slice on this machine against a memcpy of the same bytes.
+    /// Time slices on this machine against their roofline: the best copy of the cache lines they move.
     #[command(after_help = BENCH_EXAMPLES)]
     Bench(Box<crate::commands::bench::BenchArgs>),
 }
@@ -41,7 +41,7 @@ const SLICE_EXAMPLES: &str = "Examples:
 const BENCH_EXAMPLES: &str = "Examples:
   stridekit bench --dtype f32 --input-sizes 64,64,64 --strides 1,1,-1    one case from window flags
   stridekit bench --cases bench/transposes.json --only t_f32_nchw2nhwc     cases from a file
-  stridekit bench --cases bench/gathers.json --check                       validate cases without timing";
+  stridekit bench --sweep 200 --seed 1 --save-worst worst.json             random cases, the worst saved";
 
 /// How elements are shown in the pictures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -1,5 +1,6 @@
-//! `stridekit bench`: one case from flags, case files, `--only`, `--check`, and the errors. Timings are never
-//! asserted (benchmarks are not tests); the figures' consistency and the verification are.
+//! `stridekit bench`: one case from flags, case files, `--only`, `--check`, the roofline figures, the sweep, and the
+//! errors. Timings are never asserted (benchmarks are not tests); the figures' consistency and the verification are.
+//! Hostile inputs: cli_bench_hostile.rs.
 
 mod common;
 
@@ -39,13 +40,22 @@ fn one_case_from_flags_reports_consistent_figures() {
     assert_eq!(l["case"], "doc");
     // 2 x 2 float32 outputs, counted as the peers count: read + written.
     assert_eq!(l["bytes_moved"], 32);
+    assert_eq!(l["useful_bytes"], 16);
     assert_eq!(l["verified"], true);
     assert_eq!(l["threads"], 1);
+    assert_eq!(l["class"], "tiny");
+    // The 4x4 input is one cache line, the 2x2 output another.
+    assert_eq!((l["lines_read"].as_u64(), l["lines_written"].as_u64()), (Some(1), Some(1)));
+    assert_eq!((l["roofline_bytes"].as_u64(), l["traffic_exact"].as_bool()), (Some(128), Some(true)));
     let (median, gbps) = (l["median_s"].as_f64().unwrap(), l["gbps"].as_f64().unwrap());
     assert!(median > 0.0 && gbps > 0.0);
     assert!((gbps - 32.0 / median / 1e9).abs() <= 1e-9 * gbps.max(1.0));
-    let ratio = l["ratio_memcpy"].as_f64().unwrap();
-    assert!((ratio - gbps / l["memcpy_gbps"].as_f64().unwrap()).abs() <= 1e-9 * ratio.max(1.0));
+    // roofline = the best copy's time for the lines moved / stridekit's time.
+    let (copy, roofline) = (l["copy_gbps"].as_f64().unwrap(), l["roofline"].as_f64().unwrap());
+    assert!(copy > 0.0 && roofline > 0.0);
+    let want = 128.0 / (copy * 1e9) / median;
+    assert!((roofline - want).abs() <= 1e-9 * want, "{roofline} vs {want}");
+    assert!(["memcpy 1t", "copy all", "stream 1t", "stream all"].contains(&l["copy"].as_str().unwrap()), "{l}");
     assert!(stderr(&o).contains("[1/1] doc"), "progress on stderr: {}", stderr(&o));
 }
 
@@ -76,6 +86,10 @@ fn case_file_table_and_only() {
         let row = table.lines().find(|l| l.starts_with(name)).unwrap_or_else(|| panic!("{name} in {table}"));
         assert!(row.trim_end().ends_with("yes"), "verified: {row}");
     }
+    // Two cases: the roofline distribution follows the table.
+    assert!(table.contains("\nroofline ("), "{table}");
+    assert!(table.lines().any(|l| l.starts_with("all ")), "{table}");
+    assert!(table.lines().next().unwrap().contains("roofline"), "{table}");
     let o = run(&["bench", "--cases", p, "--only", "nhwc_f16", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
@@ -92,9 +106,9 @@ fn one_case_window_flags_default_as_in_slice() {
     // Only the input: the whole input, unit strides; MaxCopiedElements per dimension from --strides.
     let o = run(&["bench", "--check", "--dtype", "u8", "--input-sizes", "2,3,40", "--strides", "1,1,-3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "cli: valid, 84 output elements, 0.0 MiB moved\n");
+    assert_eq!(stdout(&o), "cli: valid, 84 output elements, 0.0 MiB moved, 0.0 MiB of lines\n");
     let o = run(&["bench", "--check", "--dtype", "f32", "--input-sizes", "4,5", "--offsets", "1,2"]);
-    assert_eq!(stdout(&o), "cli: valid, 9 output elements, 0.0 MiB moved\n", "{}", stderr(&o));
+    assert_eq!(stdout(&o), "cli: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines\n", "{}", stderr(&o));
     // Planes to pixels (CHW -> HWC) from the input sizes and the output strides alone, timed and verified.
     let o = run(&["bench", "--json", "--dtype", "u8", "--input-sizes", "3,8,40", "--output-strides", "1,120,3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -111,7 +125,7 @@ fn a_bare_list_of_cases_is_a_case_file() {
     std::fs::write(&path, text).unwrap();
     let o = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "rows: valid, 9 output elements, 0.0 MiB moved\n");
+    assert_eq!(stdout(&o), "rows: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines\n");
 }
 
 #[test]
@@ -122,7 +136,8 @@ fn check_validates_without_timing() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
         stdout(&o),
-        "flip_u8: valid, 512 output elements, 0.0 MiB moved\nnhwc_f16: valid, 640 output elements, 0.0 MiB moved\n"
+        "flip_u8: valid, 512 output elements, 0.0 MiB moved, 0.0 MiB of lines\n\
+         nhwc_f16: valid, 640 output elements, 0.0 MiB moved, 0.0 MiB of lines\n"
     );
     assert!(!stderr(&o).contains("[1/"), "nothing is timed: {}", stderr(&o));
 }
@@ -133,7 +148,7 @@ fn check_validates_without_timing() {
 fn shipped_case_files_are_valid() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files: Vec<PathBuf> =
-        ["bench/gathers.json", "bench/transposes.json"].iter().map(|f| root.join(f)).collect();
+        ["bench/gathers.json", "bench/transposes.json", "bench/criterion.json"].iter().map(|f| root.join(f)).collect();
     let shared = root.join("../shared/bench/cases.json");
     if shared.exists() {
         files.push(shared);
@@ -172,4 +187,88 @@ fn invalid_cases_and_arguments_exit_2() {
     // A missing case file is an I/O error.
     let o = run(&["bench", "--cases", dir.path().join("missing.json").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+}
+
+/// The tiny sweep of these tests: 3 cases of 4-16 KiB.
+const SWEEP: [&str; 8] = ["bench", "--sweep", "3", "--seed", "5", "--sweep-min-bytes", "4K", "--sweep-max-bytes"];
+
+#[test]
+fn sweep_is_deterministic_and_its_worst_cases_rerun() {
+    let mut check: Vec<&str> = SWEEP.to_vec();
+    check.extend(["16K", "--check"]);
+    let a = run(&check);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(stdout(&a).lines().count(), 3, "{}", stdout(&a));
+    assert_eq!(stdout(&a), stdout(&run(&check)), "same seed, same cases");
+    check[4] = "6";
+    assert_ne!(stdout(&a), stdout(&run(&check)), "another seed, other cases");
+
+    let dir = tempfile::tempdir().unwrap();
+    let worst = dir.path().join("worst.json");
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["16K", "--json", "--worst", "2", "--save-worst", worst.to_str().unwrap()]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 4, "three cases and the summary");
+    assert!(lines[..3].iter().all(|l| l["verified"] == true && l["roofline"].as_f64().unwrap() > 0.0));
+    let summary = &lines[3];
+    assert_eq!(summary["summary"]["all"]["count"], 3);
+    let min = lines[..3].iter().map(|l| l["roofline"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
+    assert_eq!(summary["summary"]["all"]["min"].as_f64(), Some(min));
+    // The worst two, lowest roofline first, in the case-file schema: they re-run with --cases.
+    let listed = summary["worst"]["cases"].as_array().unwrap();
+    assert_eq!(listed.len(), 2);
+    let worst_name = lines[..3].iter().find(|l| l["roofline"].as_f64() == Some(min)).unwrap()["case"].clone();
+    assert_eq!(listed[0]["name"], worst_name);
+    let saved: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&worst).unwrap()).unwrap();
+    assert_eq!(&saved, &summary["worst"]);
+    let o = run(&["bench", "--cases", worst.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let rerun = json_lines(&stdout(&o));
+    assert_eq!(rerun[0]["case"], worst_name);
+    assert_eq!(rerun[0]["roofline_bytes"], lines.iter().find(|l| l["case"] == worst_name).unwrap()["roofline_bytes"]);
+}
+
+#[test]
+fn sweep_table_lists_the_distribution_and_the_worst_cases() {
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args.extend(["8K", "--worst", "1"]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = stdout(&o);
+    for want in ["roofline (", "geomean", "worst cases", "\"cases\": ["] {
+        assert!(text.contains(want), "{want} in {text}");
+    }
+    // A sweep is bounded and checked like any run: sizes in the wrong order are refused.
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args[6] = "1M";
+    args.push("4K");
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--sweep-max-bytes"), "{}", stderr(&o));
+}
+
+#[test]
+fn expect_is_checked() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("expect.json");
+    let case = |expect: &str| {
+        format!(
+            r#"[{{"name": "doc", "dtype": "f32", "in_sizes": [1, 1, 4, 4], "in_strides": null,
+            "window_offsets": [0, 0, 0, 1], "window_sizes": [1, 1, 4, 3], "window_strides": [1, 1, -2, 2],
+            "out_sizes": [1, 1, 2, 2], "out_strides": null, "expect": {expect}}}]"#
+        )
+    };
+    std::fs::write(&path, case("[14, 16, 6, 8]")).unwrap();
+    let o = run(&["bench", "--cases", path.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert_eq!(json_lines(&stdout(&o))[0]["expect"], "ok");
+    // The peers' case file carries expectations for its tiny cases.
+    let shared = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/bench/cases.json");
+    if shared.exists() {
+        let o = run(&["bench", "--cases", shared.to_str().unwrap(), "--only", "tiny_doc_f32,tiny_doc_neg_f32"]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert_eq!(stdout(&o).lines().filter(|l| l.trim_end().ends_with(" yes")).count(), 2, "{}", stdout(&o));
+    }
 }

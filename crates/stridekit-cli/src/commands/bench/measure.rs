@@ -1,0 +1,236 @@
+//! Timing and verifying one case.
+
+use super::roofline::{self, Best, Class, CopyBaseline};
+use crate::error::CliError;
+use std::time::Instant;
+use stridekit::ops::case::Slice1Case;
+use stridekit::ops::traffic::Traffic;
+use stridekit::{DataType, Slice1Desc, Slice1Plan};
+use stridekit_cpu::{CpuBuffer, ExecOptions, PreparedSlice1};
+
+/// The measurements of one case.
+#[derive(Debug, Clone)]
+pub struct Row {
+    /// The case as run (for the worst-case list).
+    pub case: Slice1Case,
+    /// Seconds per call (median).
+    pub median_s: f64,
+    /// Output element bytes (the useful bytes written; as many are read).
+    pub out_bytes: u64,
+    /// Lines the copy must move.
+    pub traffic: Traffic,
+    /// The best copy over the same bytes.
+    pub copy: Best,
+    /// `copy time for the lines / median_s`.
+    pub roofline: f64,
+    /// Threads stridekit used.
+    pub threads: usize,
+    /// Whether the output equals the reference's.
+    pub verified: bool,
+    /// `Some(true)` when the case's `expect` matched, `Some(false)` when not, `None` without one.
+    pub expect_ok: Option<bool>,
+}
+
+impl Row {
+    /// GB/s counting useful bytes read plus written (2 x output element bytes), as the peers count.
+    pub fn gbps(&self) -> f64 {
+        2.0 * self.out_bytes as f64 / self.median_s / 1e9
+    }
+
+    /// The size class.
+    pub fn class(&self) -> Class {
+        Class::of(self.out_bytes)
+    }
+
+    /// Verified against the reference and, when given, the expectation.
+    pub fn ok(&self) -> bool {
+        self.verified && self.expect_ok != Some(false)
+    }
+}
+
+/// Bytes a case needs in memory at once: input, output, the reference's output, and the copy baseline's two buffers.
+pub fn memory_needed(desc: &Slice1Desc, traffic: &Traffic) -> u64 {
+    desc.input.total_tensor_size_in_bytes
+        + 2 * desc.output.total_tensor_size_in_bytes
+        + baseline_bytes(traffic).saturating_mul(2)
+        + 3 * 64
+}
+
+/// The size of the baseline copy: half the bytes the case moves, so that the copy moves as many lines.
+pub fn baseline_bytes(traffic: &Traffic) -> u64 {
+    traffic.bytes() / 2
+}
+
+/// Calls `f` in batches so that each batch lasts at least about a millisecond; returns the median seconds per call
+/// over `reps` batches.
+pub fn time_per_call(reps: usize, mut f: impl FnMut()) -> f64 {
+    let batch = batch_size(&mut f);
+    let mut samples: Vec<f64> = (0..reps).map(|_| sample(batch, &mut f)).collect();
+    median(&mut samples)
+}
+
+/// Like [`time_per_call`] for two functions, sampled alternately so that a change in the machine's load touches
+/// both: the medians of `a` and of `b`.
+pub fn time_interleaved(reps: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
+    let (batch_a, batch_b) = (batch_size(&mut a), batch_size(&mut b));
+    let (mut sa, mut sb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    for _ in 0..reps {
+        sa.push(sample(batch_a, &mut a));
+        sb.push(sample(batch_b, &mut b));
+    }
+    (median(&mut sa), median(&mut sb))
+}
+
+fn batch_size(f: &mut impl FnMut()) -> usize {
+    let start = Instant::now();
+    f();
+    let once = start.elapsed().as_secs_f64().max(1e-9);
+    ((1e-3 / once).ceil() as usize).clamp(1, 1 << 22)
+}
+
+fn sample(batch: usize, f: &mut impl FnMut()) -> f64 {
+    let t = Instant::now();
+    for _ in 0..batch {
+        f();
+    }
+    t.elapsed().as_secs_f64() / batch as f64
+}
+
+fn median(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
+}
+
+/// Fills `buf` with the case files' input pattern ([`Slice1Case::input_value`]; other types: the low bytes of
+/// `(i + 1) * 0x9E3779B97F4A7C15`).
+pub fn fill_input(buf: &mut [u8], dt: DataType) {
+    let e = dt.size_in_bytes_rounded_up() as usize;
+    for (i, chunk) in buf.chunks_exact_mut(e).enumerate() {
+        let i = i as u64;
+        match dt {
+            DataType::Float32 => chunk.copy_from_slice(&(((i % 16_777_213) + 1) as f32).to_le_bytes()),
+            DataType::Float16 => chunk.copy_from_slice(&half::f16::from_f32(((i % 2039) + 1) as f32).to_le_bytes()),
+            DataType::Uint8 => chunk[0] = ((i % 251) + 1) as u8,
+            DataType::Int64 => chunk.copy_from_slice(&((i + 1) as i64).wrapping_mul(1_000_003).to_le_bytes()),
+            _ => chunk.copy_from_slice(&(i + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).to_le_bytes()[..e]),
+        }
+    }
+}
+
+/// The value of one element's little-endian bytes.
+fn decode(dt: DataType, b: &[u8]) -> f64 {
+    let a = |n: usize| -> [u8; 8] {
+        let mut x = [0u8; 8];
+        x[..n].copy_from_slice(&b[..n]);
+        x
+    };
+    match dt {
+        DataType::Float32 => f32::from_le_bytes(b[..4].try_into().unwrap_or_default()) as f64,
+        DataType::Float16 => half::f16::from_le_bytes([b[0], b[1]]).to_f64(),
+        DataType::Float64 => f64::from_le_bytes(a(8)),
+        DataType::Uint8 => b[0] as f64,
+        DataType::Int8 => b[0] as i8 as f64,
+        DataType::Uint16 => u16::from_le_bytes([b[0], b[1]]) as f64,
+        DataType::Int16 => i16::from_le_bytes([b[0], b[1]]) as f64,
+        DataType::Uint32 => u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        DataType::Int32 => i32::from_le_bytes([b[0], b[1], b[2], b[3]]) as f64,
+        DataType::Uint64 => u64::from_le_bytes(a(8)) as f64,
+        _ => i64::from_le_bytes(a(8)) as f64,
+    }
+}
+
+/// Compares the output's elements in logical order with `expect`: `Ok(())` or the first difference as text.
+pub fn check_expect(plan: &Slice1Plan, output: &[u8], expect: &[f64]) -> Result<(), String> {
+    let e = plan.element_size();
+    let sizes = plan.output_sizes();
+    let strides = plan.output_strides();
+    let mut coords = vec![0u32; sizes.len()];
+    for (i, &want) in expect.iter().enumerate() {
+        let offset: i64 = coords.iter().zip(strides).map(|(&c, &s)| i64::from(c) * s).sum();
+        let at = offset as usize * e;
+        let got = decode(plan.data_type(), &output[at..at + e]);
+        if got != want && !(got.is_nan() && want.is_nan()) {
+            return Err(format!("output element {i} is {got} but \"expect\" says {want}"));
+        }
+        for d in (0..coords.len()).rev() {
+            coords[d] += 1;
+            if coords[d] < sizes[d] {
+                break;
+            }
+            coords[d] = 0;
+        }
+    }
+    Ok(())
+}
+
+/// Runs one case: compile, fill, run once, verify (reference and `expect`), pick the best copy, then time the case
+/// and that copy alternately.
+pub fn bench_case(
+    case: &Slice1Case,
+    desc: &Slice1Desc,
+    plan: &Slice1Plan,
+    options: &ExecOptions,
+    reps: usize,
+) -> Result<Row, CliError> {
+    let traffic = Traffic::of_slice1(plan);
+    let op = PreparedSlice1::new(plan, options.clone())?;
+    let mut input = CpuBuffer::zeroed(desc.input.total_tensor_size_in_bytes as usize);
+    fill_input(input.as_bytes_mut(), desc.input.data_type);
+    let out_len = desc.output.total_tensor_size_in_bytes as usize;
+    let mut output = CpuBuffer::zeroed(out_len);
+    op.execute(input.as_bytes(), output.as_bytes_mut())?;
+    let mut expected = vec![0u8; out_len];
+    stridekit::reference::slice1_reference(desc, input.as_bytes(), &mut expected)
+        .map_err(|e| CliError::Args(e.to_string()))?;
+    let verified = output.as_bytes() == expected.as_slice();
+    drop(expected);
+    let expect_ok = case.expect.as_deref().map(|x| match check_expect(plan, output.as_bytes(), x) {
+        Ok(()) => true,
+        Err(why) => {
+            eprintln!("  {}: {why}", super::report::escape(&case.name));
+            false
+        }
+    });
+    let mut baseline = CopyBaseline::new(baseline_bytes(&traffic))?;
+    // Pick the fastest copy on a few samples, then time it beside the case.
+    let pick = baseline.best((reps / 3).max(3));
+    let kind = CopyBaseline::kind_index(pick.kind);
+    let (median_s, copy_s) = time_interleaved(
+        reps,
+        || {
+            // Checked by the first run: later runs of the same op on the same buffers cannot fail.
+            let _ = op.execute(input.as_bytes(), output.as_bytes_mut());
+        },
+        || baseline.run(kind),
+    );
+    let copy = baseline.best_of(kind, copy_s.min(pick.seconds));
+    Ok(Row {
+        case: case.clone(),
+        median_s,
+        out_bytes: plan.element_count() * plan.element_size() as u64,
+        traffic,
+        roofline: roofline::ratio(traffic.bytes(), &copy, median_s),
+        copy,
+        threads: options.effective_threads(),
+        verified,
+        expect_ok,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fill_matches_the_documented_pattern() {
+        for dt in [DataType::Float32, DataType::Float16, DataType::Uint8, DataType::Int64] {
+            let e = dt.size_in_bytes_rounded_up() as usize;
+            let mut buf = vec![0u8; 300 * e];
+            fill_input(&mut buf, dt);
+            for i in [0usize, 1, 250, 299] {
+                let want = Slice1Case::input_value(dt, i as u64).unwrap();
+                assert_eq!(decode(dt, &buf[i * e..(i + 1) * e]), want, "{dt} element {i}");
+            }
+        }
+    }
+}

@@ -1,0 +1,361 @@
+//! `stridekit bench`: time Slice1 cases on this machine against their roofline.
+//!
+//! Cases come from a case file (`--cases`, the schema of [`stridekit::ops::case`]), from the single-case flags, or
+//! from a random sweep (`--sweep N --seed S`, [`sweep`]). Per case: check that its buffers fit the memory available,
+//! fill the input with the case files' pattern, compile a `PreparedSlice1`, run it once, verify the whole output
+//! buffer against the model's naive reference (and the case's `expect`, when given), then time it against the best
+//! copy this machine does over the bytes the case must move ([`roofline`]).
+//!
+//! Bounds: at most [`MAX_REPS`] samples per case, [`MAX_SWEEP`] sweep cases, [`MAX_WORST`] worst cases; case files
+//! are regular files of at most [`cases::MAX_CASE_FILE_BYTES`]; a run estimated to take more than a minute says so
+//! before it starts, and every case reports its progress on stderr.
+
+mod cases;
+mod measure;
+mod report;
+mod roofline;
+mod sweep;
+
+use crate::error::CliError;
+use crate::resources;
+use clap::Args;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use stridekit::ops::case::Slice1Case;
+use stridekit::ops::traffic::Traffic;
+use stridekit::{Slice1Desc, Slice1Plan};
+use stridekit_cpu::ExecOptions;
+
+/// The most timed samples per case.
+pub const MAX_REPS: usize = 1000;
+/// The most cases a sweep draws.
+pub const MAX_SWEEP: usize = 10_000;
+/// The most worst cases listed.
+pub const MAX_WORST: usize = 1000;
+
+/// Arguments of `stridekit bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// A JSON case file (the schema of bench/cases.json, or a bare list of its cases). Without it, one case is read from the flags below.
+    #[arg(long)]
+    pub cases: Option<PathBuf>,
+    /// Run only these cases of the file (comma-separated names).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Time N random valid cases over the whole Slice1 space instead (at most 10000).
+    #[arg(long, value_name = "N")]
+    pub sweep: Option<usize>,
+    /// The sweep's seed: the same seed draws the same cases on every machine.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// The sweep's smallest output (bytes, or with K, M, G).
+    #[arg(long, default_value = "256K", value_name = "SIZE")]
+    pub sweep_min_bytes: String,
+    /// The sweep's largest output (bytes, or with K, M, G; also bounded by the memory available).
+    #[arg(long, default_value = "512M", value_name = "SIZE")]
+    pub sweep_max_bytes: String,
+    /// How many of the slowest cases (by roofline) to list in the case-file schema after a sweep.
+    #[arg(long, default_value_t = 10)]
+    pub worst: usize,
+    /// Write those worst cases to this case file.
+    #[arg(long, value_name = "FILE")]
+    pub save_worst: Option<PathBuf>,
+    /// Timed samples per case (at least 10 are taken, at most 1000).
+    #[arg(long, default_value_t = 10)]
+    pub reps: usize,
+    /// Threads (0 = every thread of the pool).
+    #[arg(long, default_value_t = 0)]
+    pub threads: usize,
+    /// Override ExecOptions::non_temporal_min_bytes (output bytes from which streaming stores are used).
+    #[arg(long)]
+    pub nt_min_bytes: Option<usize>,
+    /// Override ExecOptions::parallel_min_bytes (output bytes from which the copy is split over threads).
+    #[arg(long)]
+    pub parallel_min_bytes: Option<usize>,
+    /// The memory a case may use (bytes, or with K, M, G, T), instead of MemAvailable.
+    #[arg(long, value_name = "SIZE")]
+    pub max_memory: Option<String>,
+    /// Print one JSON object per case (and a summary line) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Validate every case and print its size, without allocating buffers or timing anything.
+    #[arg(long)]
+    pub check: bool,
+    /// Single case: its name in the report.
+    #[arg(long)]
+    pub name: Option<String>,
+    /// Single case: data type (f32, float16, UINT8, ...).
+    #[arg(long)]
+    pub dtype: Option<String>,
+    /// Single case: input sizes, e.g. 1,1,4,4.
+    #[arg(long)]
+    pub input_sizes: Option<String>,
+    /// Single case: input strides in elements (default packed).
+    #[arg(long)]
+    pub input_strides: Option<String>,
+    /// Single case: InputWindowOffsets (default: zeros).
+    #[arg(long)]
+    pub offsets: Option<String>,
+    /// Single case: InputWindowSizes (default: the rest of each dimension from its offset).
+    #[arg(long)]
+    pub sizes: Option<String>,
+    /// Single case: InputWindowStrides, signed (default: ones).
+    #[arg(long, allow_hyphen_values = true)]
+    pub strides: Option<String>,
+    /// Single case: output sizes (default: MaxCopiedElements = 1 + (size - 1) / |stride| per dimension).
+    #[arg(long)]
+    pub output_sizes: Option<String>,
+    /// Single case: output strides in elements (default packed).
+    #[arg(long)]
+    pub output_strides: Option<String>,
+}
+
+impl BenchArgs {
+    /// The single-case flags given, by name.
+    fn single_case_flags(&self) -> Vec<&'static str> {
+        [
+            ("--name", self.name.is_some()),
+            ("--dtype", self.dtype.is_some()),
+            ("--input-sizes", self.input_sizes.is_some()),
+            ("--input-strides", self.input_strides.is_some()),
+            ("--offsets", self.offsets.is_some()),
+            ("--sizes", self.sizes.is_some()),
+            ("--strides", self.strides.is_some()),
+            ("--output-sizes", self.output_sizes.is_some()),
+            ("--output-strides", self.output_strides.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, given)| given.then_some(flag))
+        .collect()
+    }
+
+    /// Refuses contradictory sources and unbounded counts before anything is read or allocated.
+    fn check(&self) -> Result<(), CliError> {
+        let single = self.single_case_flags();
+        let source = match (&self.cases, self.sweep) {
+            (Some(_), Some(_)) => return Err(CliError::Args("--cases and --sweep cannot be combined".into())),
+            (Some(_), None) => Some("--cases"),
+            (None, Some(_)) => Some("--sweep"),
+            (None, None) => None,
+        };
+        if let (Some(source), Some(flag)) = (source, single.first()) {
+            return Err(CliError::Args(format!(
+                "{flag} describes a single case and cannot be combined with {source} (which gives the cases); \
+                 drop one of them"
+            )));
+        }
+        if !self.only.is_empty() && self.cases.is_none() {
+            return Err(CliError::Args("--only selects cases of a --cases file".into()));
+        }
+        if self.reps > MAX_REPS {
+            return Err(CliError::Args(format!(
+                "--reps {} is too many: at most {MAX_REPS} timed samples per case (each lasts at least a \
+                 millisecond; 10 to 30 give a stable median)",
+                self.reps
+            )));
+        }
+        match self.sweep {
+            Some(0) => return Err(CliError::Args("--sweep 0: give at least one case".into())),
+            Some(n) if n > MAX_SWEEP => {
+                return Err(CliError::Args(format!("--sweep {n} is too many: at most {MAX_SWEEP} cases")));
+            }
+            _ => {}
+        }
+        if self.worst > MAX_WORST {
+            return Err(CliError::Args(format!("--worst {} is too many: at most {MAX_WORST}", self.worst)));
+        }
+        Ok(())
+    }
+}
+
+/// A case ready to run.
+struct Prepared {
+    case: Slice1Case,
+    desc: Slice1Desc,
+    plan: Slice1Plan,
+    traffic: Traffic,
+    memory: u64,
+}
+
+/// Runs `stridekit bench`.
+pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
+    args.check()?;
+    let limit = resources::memory_limit(args.max_memory.as_deref().map(resources::parse_max_memory).transpose()?);
+    let cases = match args.sweep {
+        Some(n) => {
+            let min = resources::parse_bytes("--sweep-min-bytes", &args.sweep_min_bytes)?.max(64);
+            let max = resources::parse_bytes("--sweep-max-bytes", &args.sweep_max_bytes)?;
+            if max < min {
+                return Err(CliError::Args(format!("--sweep-max-bytes {max} is below --sweep-min-bytes {min}")));
+            }
+            // A case holds its input, its output twice, and a copy of as many lines as both: with outputs and
+            // inputs up to a sixth of what is available, every drawn case passes the memory check below.
+            let budget = limit.bytes / 6;
+            let max_out = max.min(budget.max(min));
+            sweep::generate(
+                args.seed,
+                n,
+                sweep::Limits {
+                    min_out_bytes: min,
+                    max_out_bytes: max_out,
+                    max_in_bytes: max_out.saturating_mul(4).min(budget.max(min)),
+                },
+            )
+        }
+        None => cases::load(args)?,
+    };
+    // Validate every case before timing any, so that an invalid one fails fast with the library's error.
+    let prepared = cases.into_iter().map(prepare).collect::<Result<Vec<_>, CliError>>()?;
+    if args.check {
+        let mut out = std::io::stdout().lock();
+        for p in &prepared {
+            let elements = p.plan.element_count();
+            let bytes = 2 * elements * p.plan.element_size() as u64;
+            writeln!(
+                out,
+                "{}: valid, {elements} output elements, {:.1} MiB moved, {:.1} MiB of lines",
+                report::escape(&p.case.name),
+                bytes as f64 / (1 << 20) as f64,
+                p.traffic.bytes() as f64 / (1 << 20) as f64
+            )?;
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Memory: refuse before allocating anything, with both numbers.
+    for p in &prepared {
+        resources::check_memory(
+            &format!("case '{}' (input, output, reference output and copy baseline)", report::escape(&p.case.name)),
+            p.memory,
+            &limit,
+        )?;
+    }
+    let reps = args.reps.clamp(10, MAX_REPS);
+    announce(&prepared, reps);
+    let mut options = ExecOptions::with_threads(args.threads);
+    if let Some(v) = args.nt_min_bytes {
+        options.non_temporal_min_bytes = v;
+    }
+    if let Some(v) = args.parallel_min_bytes {
+        options.parallel_min_bytes = v;
+    }
+    let mut rows = Vec::with_capacity(prepared.len());
+    let mut out = std::io::stdout().lock();
+    let n = prepared.len();
+    for (i, p) in prepared.iter().enumerate() {
+        let name = report::escape(&p.case.name);
+        eprintln!("[{}/{n}] {name} ...", i + 1);
+        let row = measure::bench_case(&p.case, &p.desc, &p.plan, &options, reps)?;
+        eprintln!(
+            "[{}/{n}] {name}: {:.3} ms, {:.2} GB/s useful, roofline {:.3} (best copy: {} {:.2} GB/s){}",
+            i + 1,
+            row.median_s * 1e3,
+            row.gbps(),
+            row.roofline,
+            row.copy.kind,
+            row.copy.gbps,
+            if row.ok() { "" } else { "  WRONG RESULT" }
+        );
+        if args.json {
+            writeln!(out, "{}", report::json_line(&row))?;
+            out.flush()?;
+        }
+        rows.push(row);
+    }
+    let worst = args.sweep.map(|_| {
+        let note = format!("the {} worst of stridekit bench --sweep {n} --seed {} by roofline", args.worst, args.seed);
+        report::case_file(&report::worst(&rows, args.worst), &note)
+    });
+    if let (Some(path), Some(text)) = (&args.save_worst, &worst) {
+        std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
+    }
+    if args.json {
+        if rows.len() > 1 {
+            writeln!(out, "{}", report::summary_json(&rows, worst.as_deref()))?;
+        }
+    } else {
+        report::table(&mut out, &rows)?;
+        if rows.len() > 1 {
+            report::summary(&mut out, &rows, worst.as_deref())?;
+        }
+    }
+    Ok(if rows.iter().all(measure::Row::ok) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+fn prepare(case: Slice1Case) -> Result<Prepared, CliError> {
+    let desc = case.desc()?;
+    let plan = desc.validate()?;
+    if let Some(expect) = &case.expect
+        && expect.len() as u64 != plan.element_count()
+    {
+        return Err(CliError::Args(format!(
+            "case '{}': \"expect\" lists {} values but the output has {} elements",
+            report::escape(&case.name),
+            expect.len(),
+            plan.element_count()
+        )));
+    }
+    let traffic = Traffic::of_slice1(&plan);
+    let memory = measure::memory_needed(&desc, &traffic);
+    Ok(Prepared { case, desc, plan, traffic, memory })
+}
+
+/// Says up front when a run will take long: an estimate from the bytes it moves at a pessimistic 1 GB/s (the
+/// case, the copy baseline, the reference), with a few milliseconds per sample for tiny cases.
+fn announce(prepared: &[Prepared], reps: usize) {
+    let seconds = estimate_seconds(prepared, reps);
+    if seconds > 60.0 {
+        eprintln!(
+            "note: {} case(s), {reps} samples each: this run may take about {:.0} minutes; progress follows",
+            prepared.len(),
+            (seconds / 60.0).ceil()
+        );
+    }
+}
+
+/// The pessimistic duration [`announce`] reports.
+fn estimate_seconds(prepared: &[Prepared], reps: usize) -> f64 {
+    prepared
+        .iter()
+        .map(|p| {
+            let bytes = (p.traffic.bytes() + 2 * p.plan.element_count() * p.plan.element_size() as u64) as f64;
+            let per_sample = (bytes / 1e9).max(1e-3);
+            // Selection (4 kinds, reps/3 samples), interleaved timing (2 x reps), the reference (~20 ns/element).
+            per_sample * (4.0 * (reps / 3).max(3) as f64 + 2.0 * reps as f64) + p.plan.element_count() as f64 * 20e-9
+        })
+        .sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stridekit::DataType;
+
+    fn case(out: u32) -> Slice1Case {
+        Slice1Case {
+            name: "c".into(),
+            dtype: DataType::Float32,
+            in_sizes: vec![out],
+            in_strides: None,
+            window_offsets: vec![0],
+            window_sizes: vec![out],
+            window_strides: vec![1],
+            out_sizes: vec![out],
+            out_strides: None,
+            note: None,
+            expect: None,
+        }
+    }
+
+    #[test]
+    fn long_runs_are_announced() {
+        // 512 MiB of output at 1000 samples: far above a minute. The doc case at 10 samples: well below.
+        let big = [prepare(case(128 << 20)).unwrap()];
+        assert!(estimate_seconds(&big, 1000) > 600.0);
+        assert!(estimate_seconds(&big, 10) > 10.0);
+        let tiny = [prepare(case(16)).unwrap()];
+        assert!(estimate_seconds(&tiny, 10) < 1.0);
+        // Memory: input, output, reference output, and the baseline's two buffers of half the lines moved.
+        assert_eq!(big[0].memory, 3 * (512 << 20) + (512 << 20) * 2 + 3 * 64);
+    }
+}
