@@ -17,6 +17,9 @@
 //! poll; here the handler itself must act (the main thread may be inside a long `write`). What it does is
 //! async-signal-safe: an atomic load, `unlink`, `signal`, `raise`. `libc` is already in the tree (memmap2, tempfile).
 //!
+//! A signal that was ignored when the process started (SIGINT for `stridekit slice ... &` in a script, SIGHUP under
+//! `nohup`) stays ignored, as the parent asked.
+//!
 //! One temporary file at a time is registered (a run writes one output); the race between the file's creation and
 //! its registration is the few instructions between `open` and the hook (`AtomicNpyFile::create_with_hook`).
 
@@ -49,13 +52,19 @@ extern "C" fn on_signal(signal: libc::c_int) {
 pub fn install() {
     for signal in CLEANUP_SIGNALS {
         // SAFETY: `on_signal` is an `extern "C" fn(c_int)` that only performs async-signal-safe operations; a zeroed
-        // `sigaction` is a valid value (empty mask, no flags) before we set the handler. SA_RESETHAND is not needed:
-        // the handler restores the default itself before re-raising.
+        // `sigaction` is a valid value (empty mask, no flags) before we set the handler, and `old` is written by the
+        // kernel before it is read. SA_RESETHAND is not needed: the handler restores the default itself before
+        // re-raising.
+        // A signal the parent set to be ignored (SIGINT and SIGQUIT for `cmd &` in a non-interactive shell,
+        // SIGHUP under nohup) stays ignored: the old action is put back.
         unsafe {
             let mut action: libc::sigaction = std::mem::zeroed();
             action.sa_sigaction = on_signal as extern "C" fn(libc::c_int) as libc::sighandler_t;
             libc::sigemptyset(&mut action.sa_mask);
-            libc::sigaction(signal, &action, std::ptr::null_mut());
+            let mut old: libc::sigaction = std::mem::zeroed();
+            if libc::sigaction(signal, &action, &mut old) == 0 && old.sa_sigaction == libc::SIG_IGN {
+                libc::sigaction(signal, &old, std::ptr::null_mut());
+            }
         }
     }
     // SAFETY: setting a signal's disposition to SIG_IGN has no memory-safety requirements.

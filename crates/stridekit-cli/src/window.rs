@@ -12,6 +12,7 @@
 use crate::error::CliError;
 use crate::parse;
 use stridekit::frontends::Slice1Params;
+use stridekit::ops::slice1::max_copied_elements;
 
 /// The parsed flags, `None` where absent.
 #[derive(Debug, Clone, Copy, Default)]
@@ -83,11 +84,7 @@ pub fn resolve(flags: WindowFlags<'_>, input_sizes: &[u32]) -> Result<Slice1Para
         }
         // MaxCopiedElements; degenerate windows are named by validation (R-S1-3 for a size 0, R-S1-4 for a
         // stride 0), whose messages name the window arrays the user gave.
-        None => sizes
-            .iter()
-            .zip(&strides)
-            .map(|(&size, &stride)| if size == 0 || stride == 0 { 1 } else { 1 + (size - 1) / stride.unsigned_abs() })
-            .collect(),
+        None => sizes.iter().zip(&strides).map(|(&size, &stride)| max_copied_elements(size, i64::from(stride))).collect(),
     };
     Ok(Slice1Params {
         input_sizes: input_sizes.to_vec(),
