@@ -84,7 +84,9 @@ pub fn resolve(flags: WindowFlags<'_>, input_sizes: &[u32]) -> Result<Slice1Para
         }
         // MaxCopiedElements; degenerate windows are named by validation (R-S1-3 for a size 0, R-S1-4 for a
         // stride 0), whose messages name the window arrays the user gave.
-        None => sizes.iter().zip(&strides).map(|(&size, &stride)| max_copied_elements(size, i64::from(stride))).collect(),
+        None => {
+            sizes.iter().zip(&strides).map(|(&size, &stride)| max_copied_elements(size, i64::from(stride))).collect()
+        }
     };
     Ok(Slice1Params {
         input_sizes: input_sizes.to_vec(),
