@@ -187,7 +187,7 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
         Ok(())
     };
     // The kernel writes straight into the memory-mapped output file: no second copy.
-    chunks::run(&params, &plan, level, data, file.data_mut(), &options, release)?;
+    chunks::run(&plan, data, file.data_mut(), &options, release)?;
     if args.print {
         print_elements(input.data_type, &shape, file.data_mut())?;
     }
