@@ -29,6 +29,7 @@ const STAGE_BYTES: usize = 4096;
 ///
 /// # Safety
 /// Every source run is readable and every destination run writable; the sides do not overlap.
+#[inline]
 pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
     if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES) {
         // SAFETY: the caller's contract.
@@ -58,11 +59,14 @@ pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usiz
 /// # Safety
 /// As for [`rows`].
 #[allow(clippy::too_many_arguments)] // the row walk's fields
+#[inline]
 unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: AVX2 detected; the caller's ranges, with a contiguous destination (d == bytes).
-    if ctx.simd == Simd::Avx2 && d == bytes as isize && unsafe { x86::rows_shuffle(src, dst, rows, bytes, s) } {
-        return;
+    if ctx.simd == Simd::Avx2 && d == bytes as isize && x86::rows_shuffle_fits(rows, bytes, s) {
+        // SAFETY: AVX2 detected; the caller's ranges, with a contiguous destination (d == bytes).
+        if unsafe { x86::rows_shuffle(src, dst, rows, bytes, s) } {
+            return;
+        }
     }
     let _ = (ctx, Simd::None);
     // SAFETY: the caller's contract.
@@ -74,6 +78,7 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
 ///
 /// # Safety
 /// As for [`rows`].
+#[inline]
 unsafe fn rows_plain(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
     assert!((1..=SHORT_ROW_MAX_BYTES).contains(&bytes));
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).

@@ -20,7 +20,7 @@ pub(crate) use copy::{NT_MIN_RUN, copy_nt_avx2};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
 pub(crate) use reverse::reverse_avx2;
-pub(crate) use rows::rows_shuffle;
+pub(crate) use rows::{rows_shuffle, rows_shuffle_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use transpose::transpose_avx2;

@@ -6,17 +6,24 @@
 
 use std::arch::x86_64::*;
 
+/// Whether [`rows_shuffle`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 16-byte window, and
+/// there are enough runs for a block. Checked before the call, which cannot be inlined (its target feature).
+#[inline]
+pub(crate) fn rows_shuffle_fits(rows: usize, g: usize, s: isize) -> bool {
+    g > 0 && s != 0 && s.unsigned_abs() + g <= 16 && rows >= 4
+}
+
 /// Copies `rows` runs of `g` bytes from `src + r * s` to the contiguous `dst + r * g`. Returns `false`, having
-/// written nothing, when fewer than two runs fit a 16-byte window (the caller's row loop then runs).
+/// written nothing, when [`rows_shuffle_fits`] does not hold (the caller's row loop then runs).
 ///
 /// # Safety
 /// AVX2 is available; every source run is readable and the `rows * g` destination bytes writable; no overlap.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: usize, s: isize) -> bool {
-    let step = s.unsigned_abs();
-    if g == 0 || s == 0 || step + g > 16 || rows < 4 {
+    if !rows_shuffle_fits(rows, g, s) {
         return false;
     }
+    let step = s.unsigned_abs();
     // Runs per window: the `p` runs span (p - 1) |s| + g <= 16 bytes.
     let p = (16 - g) / step + 1;
     // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run i's
