@@ -1,7 +1,8 @@
 //! `stridekit`: explain a DirectML buffer-tensor layout, slice .npy files, time a slice.
 //!
 //! Exit codes: 0 success; 2 invalid description, arguments or input file (`error[R-..]: ...` on stderr); 1 I/O or
-//! internal error.
+//! internal error, or not enough memory (`error[memory]`) or disk space (`error[disk]`) for the run. A signal that
+//! ends the process (SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGBUS) first removes the temporary output file.
 
 mod chunks;
 mod cli;
