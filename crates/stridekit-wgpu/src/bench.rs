@@ -11,7 +11,7 @@
 //!
 //! Nothing here asserts a time: results are reported, never judged.
 
-use crate::context::GpuContext;
+use crate::context::{GpuContext, map_for_reading, wait};
 use crate::prepare::PreparedSlice1Gpu;
 use crate::{GpuBinding, GpuError};
 use std::time::{Duration, Instant};
@@ -88,14 +88,6 @@ fn word_size(len: u64) -> u64 {
     len.div_ceil(4).max(1) * 4
 }
 
-fn wait(ctx: &GpuContext) -> Result<(), GpuError> {
-    ctx.device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map(|_| ())
-        .map_err(|e| GpuError::Readback { detail: e.to_string() })?;
-    ctx.check_lost()
-}
-
 fn write_padded(ctx: &GpuContext, target: &wgpu::Buffer, bytes: &[u8]) {
     let mut padded = bytes.to_vec();
     padded.resize(word_size(bytes.len() as u64) as usize, 0);
@@ -112,13 +104,8 @@ fn read_back(ctx: &GpuContext, source: &wgpu::Buffer, len: u64) -> Result<Vec<u8
     let mut encoder = ctx.device.create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(source, 0, &staging, 0, word_size(len));
     ctx.queue.submit([encoder.finish()]);
-    let (tx, rx) = std::sync::mpsc::channel();
-    staging.map_async(wgpu::MapMode::Read, .., move |r| {
-        let _ = tx.send(r);
-    });
-    wait(ctx)?;
+    map_for_reading(ctx, &staging)?;
     let err = |e: String| GpuError::Readback { detail: e };
-    rx.try_recv().map_err(|e| err(e.to_string()))?.map_err(|e| err(e.to_string()))?;
     let bytes = staging.get_mapped_range(..).map_err(|e| err(e.to_string()))?[..len as usize].to_vec();
     staging.unmap();
     Ok(bytes)

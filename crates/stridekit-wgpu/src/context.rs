@@ -211,3 +211,32 @@ pub(crate) fn scoped<T>(
     }
     result
 }
+
+/// Waits for the device to finish the work submitted so far.
+pub(crate) fn wait(ctx: &GpuContext) -> Result<(), GpuError> {
+    ctx.device.poll(wgpu::PollType::wait_indefinitely()).map_err(|e| GpuError::Readback { detail: e.to_string() })?;
+    ctx.check_lost()
+}
+
+/// Maps `buffer` for reading and waits until it is mapped. Another thread polling the same device may be the one
+/// that runs the callback, a little after our own wait returns: poll until the result arrives. A callback dropped
+/// without running (device loss) is an error, never a hang.
+pub(crate) fn map_for_reading(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Result<(), GpuError> {
+    use std::sync::mpsc::TryRecvError;
+    let (tx, rx) = std::sync::mpsc::channel();
+    buffer.map_async(wgpu::MapMode::Read, .., move |r| {
+        let _ = tx.send(r);
+    });
+    loop {
+        match rx.try_recv() {
+            Ok(result) => return result.map_err(|e| GpuError::Readback { detail: e.to_string() }),
+            Err(TryRecvError::Disconnected) => {
+                return Err(GpuError::Readback { detail: "the map callback was dropped".to_string() });
+            }
+            Err(TryRecvError::Empty) => {
+                wait(ctx)?;
+                std::thread::yield_now();
+            }
+        }
+    }
+}

@@ -7,7 +7,7 @@
 //! padding between elements keeps its value (D6); bytes of `output` past the last element are not touched at all.
 
 use crate::GpuError;
-use crate::context::GpuContext;
+use crate::context::{GpuContext, map_for_reading, wait};
 use crate::prepare::PreparedSlice1Gpu;
 use std::time::{Duration, Instant};
 use stridekit::{Slice1Plan, TensorRole, check_host_buffer};
@@ -48,13 +48,6 @@ fn upload(queue: &wgpu::Queue, buffer: &wgpu::Buffer, bytes: &[u8]) {
     }
 }
 
-fn wait(device: &wgpu::Device) -> Result<(), GpuError> {
-    device
-        .poll(wgpu::PollType::wait_indefinitely())
-        .map(|_| ())
-        .map_err(|e| GpuError::Readback { detail: e.to_string() })
-}
-
 impl PreparedSlice1Gpu {
     /// Runs on host slices (D10: each holds every byte the copy touches; only the bytes up to the last one touched are uploaded and read back; padding between elements keeps its value, D6) and returns
     /// the time of each phase. `ctx` must be the context the operator was prepared on.
@@ -86,7 +79,7 @@ impl PreparedSlice1Gpu {
             ctx.queue.submit([]);
             Ok((in_buf, out_buf, readback))
         })?;
-        wait(device)?;
+        wait(ctx)?;
         let t1 = Instant::now();
         ctx.scoped("run Slice1", || {
             let mut encoder =
@@ -96,7 +89,7 @@ impl PreparedSlice1Gpu {
             ctx.queue.submit([encoder.finish()]);
             Ok(())
         })?;
-        wait(device)?;
+        wait(ctx)?;
         let t2 = Instant::now();
         ctx.scoped("read the Slice1 output back", || {
             let mut encoder =
@@ -105,16 +98,7 @@ impl PreparedSlice1Gpu {
             ctx.queue.submit([encoder.finish()]);
             Ok(())
         })?;
-        let (tx, rx) = std::sync::mpsc::channel();
-        readback.map_async(wgpu::MapMode::Read, .., move |r| {
-            let _ = tx.send(r);
-        });
-        wait(device)?;
-        ctx.check_lost()?;
-        // wait() returned, so the callback has run; a missing result means the device dropped it.
-        rx.try_recv()
-            .map_err(|e| GpuError::Readback { detail: e.to_string() })?
-            .map_err(|e| GpuError::Readback { detail: e.to_string() })?;
+        map_for_reading(ctx, &readback)?;
         {
             let view = readback.get_mapped_range(..).map_err(|e| GpuError::Readback { detail: e.to_string() })?;
             touched.copy_from_slice(&view[..touched.len()]);

@@ -3,7 +3,9 @@
 //!
 //! One WGSL kernel, `slice1_words` (`shaders/slice1.wgsl`), specialised per element size through the
 //! pipeline-overridable constant `ESIZE`, covers every normalised copy: each invocation owns one output word (see
-//! the shader's comment for why this is race-free and keeps padding, D6). Contiguous runs whose bytes are 4-byte
+//! the shader's comment for why this is race-free and keeps padding, D6). Transposes of 4-byte elements (a loop
+//! contiguous in the input and another contiguous in the output, both at least [`TILE`] / 2 long) use
+//! `transpose_words`, which reads and writes both sides coalesced through a 16 x 16 tile in workgroup memory. Contiguous runs whose bytes are 4-byte
 //! aligned on both sides are not run through a shader at all: they are recorded as `copy_buffer_to_buffer`, the
 //! device's own copy (see [`crate::prepare`]).
 
@@ -18,9 +20,32 @@ pub(crate) const WORKGROUP_SIZE: u64 = 256;
 /// The largest rank a chunk may have (the shader's parameter arrays hold 8 loops).
 pub(crate) const MAX_RANK: usize = 8;
 
+/// The entry points of `slice1.wgsl`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) enum Entry {
+    /// `slice1_words`: any copy, one invocation per output word.
+    Words,
+    /// `transpose_words`: 4-byte elements, loop 0 contiguous in the input, loop 1 in the output; 16 x 16 tiles.
+    Transpose,
+}
+
+impl Entry {
+    fn name(self) -> &'static str {
+        match self {
+            Entry::Words => "slice1_words",
+            Entry::Transpose => "transpose_words",
+        }
+    }
+}
+
+/// Edge of a transpose tile (the shader's `@workgroup_size(16, 16)`).
+pub(crate) const TILE: u64 = 16;
+
 /// A compiled kernel: which entry point, for which element size.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub(crate) struct KernelKey {
+    /// The entry point.
+    pub entry: Entry,
     /// Bytes per element: 1, 2, 4 or 8.
     pub element_size: u32,
 }
@@ -101,10 +126,10 @@ impl Layouts {
     pub fn pipeline(&self, device: &wgpu::Device, key: KernelKey) -> wgpu::ComputePipeline {
         let constants = [("ESIZE", f64::from(key.element_size))];
         device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-            label: Some("stridekit slice1_words"),
+            label: Some(key.entry.name()),
             layout: Some(&self.pipeline),
             module: &self.module,
-            entry_point: Some("slice1_words"),
+            entry_point: Some(key.entry.name()),
             compilation_options: wgpu::PipelineCompilationOptions { constants: &constants, ..Default::default() },
             cache: None,
         })

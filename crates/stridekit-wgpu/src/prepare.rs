@@ -8,11 +8,14 @@
 //! - **Everything else** (strided, reversed, broadcast, permuted, padded) goes through the word kernel
 //!   (`slice1_words`, [`crate::kernels`]), split into chunks by [`crate::split`] so that every binding fits
 //!   `max_storage_buffer_binding_size` and every dispatch fits 65535 x 65535 workgroups (2-D dispatch).
+//! - **A transpose of 4-byte elements** (a loop of at least 8 steps contiguous in the input, the innermost loop
+//!   contiguous in the output and at least 8 steps, the rest a batch) that fits one binding and one dispatch runs
+//!   `transpose_words`: 16 x 16 tiles through workgroup memory, so that both reads and writes are coalesced.
 //! - The parameters of every chunk are written once into a uniform buffer, one entry per chunk, selected by a
 //!   dynamic offset when recording.
 
 use crate::context::GpuContext;
-use crate::kernels::{ChunkParams, WORKGROUP_SIZE};
+use crate::kernels::{ChunkParams, Entry, TILE, WORKGROUP_SIZE};
 use crate::split::{Chunk, MAX_CHUNK_SPAN, Spans, split};
 use crate::{GpuError, kernels};
 use std::sync::{Arc, Mutex};
@@ -29,11 +32,19 @@ pub struct PrepareOptions {
     pub max_workgroups_per_dimension: Option<u32>,
     /// Record contiguous runs as `copy_buffer_to_buffer` (default `true`); `false` runs them through the kernel.
     pub buffer_copies: bool,
+    /// Run transposes of 4-byte elements through workgroup-memory tiles (default `true`); `false` runs them through
+    /// the word kernel.
+    pub transposes: bool,
 }
 
 impl Default for PrepareOptions {
     fn default() -> Self {
-        PrepareOptions { max_binding_bytes: None, max_workgroups_per_dimension: None, buffer_copies: true }
+        PrepareOptions {
+            max_binding_bytes: None,
+            max_workgroups_per_dimension: None,
+            buffer_copies: true,
+            transposes: true,
+        }
     }
 }
 
@@ -61,6 +72,7 @@ pub struct PreparedSlice1Gpu {
     pub(crate) chunks: Vec<Chunk>,
     pub(crate) buffer_copy: Option<BufferCopy>,
     pub(crate) max_groups: u32,
+    pub(crate) entry: Entry,
     pub(crate) bind_cache: Mutex<Option<crate::record::BindCache>>,
 }
 
@@ -129,15 +141,24 @@ impl PreparedSlice1Gpu {
             in_origin += body / es;
             out_origin += body / es;
         }
-        let chunks =
-            if kernel_dims.is_empty() { Vec::new() } else { split(&kernel_dims, in_origin, out_origin, es, spans)? };
+        let transpose = if options.transposes && buffer_copy.is_none() {
+            transpose_chunk(&kernel_dims, in_origin, es, spans, max_groups)?
+        } else {
+            None
+        };
+        let entry = if transpose.is_some() { Entry::Transpose } else { Entry::Words };
+        let chunks = match transpose {
+            Some(chunk) => vec![chunk],
+            None if kernel_dims.is_empty() => Vec::new(),
+            None => split(&kernel_dims, in_origin, out_origin, es, spans)?,
+        };
 
         let ualign = u64::from(limits.min_uniform_buffer_offset_alignment);
         let params_stride = align_up(size_of::<ChunkParams>() as u64, ualign.max(16));
         let (pipeline, params) = if chunks.is_empty() {
             (None, None)
         } else {
-            let pipeline = ctx.pipeline(kernels::KernelKey { element_size: es as u32 })?;
+            let pipeline = ctx.pipeline(kernels::KernelKey { entry, element_size: es as u32 })?;
             let mut bytes = vec![0u8; (params_stride * chunks.len() as u64) as usize];
             for (i, c) in chunks.iter().enumerate() {
                 let at = i * params_stride as usize;
@@ -167,6 +188,7 @@ impl PreparedSlice1Gpu {
             chunks,
             buffer_copy,
             max_groups,
+            entry,
             bind_cache: Mutex::new(None),
         })
     }
@@ -180,6 +202,7 @@ impl PreparedSlice1Gpu {
     pub fn describe(&self) -> String {
         let kernel = match self.chunks.len() {
             0 => None,
+            1 if self.entry == Entry::Transpose => Some("transpose kernel (1 dispatch)".to_string()),
             1 => Some("words kernel (1 dispatch)".to_string()),
             n => Some(format!("words kernel ({n} dispatches)")),
         };
@@ -195,4 +218,38 @@ impl PreparedSlice1Gpu {
     pub fn dispatch_count(&self) -> usize {
         self.chunks.len()
     }
+}
+
+/// The shortest loops worth a 16 x 16 tile (half a tile: fewer would leave most of the workgroup idle).
+const MIN_TRANSPOSE_STEPS: u64 = TILE / 2;
+
+/// The single chunk of a transpose of 4-byte elements, loops ordered [input-contiguous, output-contiguous, batch...]
+/// as `transpose_words` reads them, or `None` when the copy is not such a transpose or does not fit one binding and
+/// one dispatch.
+fn transpose_chunk(
+    dims: &[CopyDim],
+    in_origin: u64,
+    es: u64,
+    spans: Spans,
+    max_groups: u32,
+) -> Result<Option<Chunk>, GpuError> {
+    let Some((&inner, outer)) = dims.split_last() else { return Ok(None) };
+    if es != 4 || inner.output_stride != 1 || inner.input_stride == 1 || inner.size < MIN_TRANSPOSE_STEPS {
+        return Ok(None);
+    }
+    let Some(a) = outer.iter().position(|d| d.input_stride == 1 && d.size >= MIN_TRANSPOSE_STEPS) else {
+        return Ok(None);
+    };
+    let mut ordered = vec![outer[a], inner];
+    ordered.extend(outer.iter().enumerate().filter(|&(i, _)| i != a).map(|(_, d)| *d));
+    let tiles = outer[a].size.div_ceil(TILE) * inner.size.div_ceil(TILE);
+    let batch: u64 = ordered[2..].iter().map(|d| d.size).product();
+    if tiles.saturating_mul(batch) > u64::from(max_groups) * u64::from(max_groups) {
+        return Ok(None);
+    }
+    let mut chunks = split(&ordered, in_origin, 0, es, spans)?;
+    if chunks.len() != 1 {
+        return Ok(None);
+    }
+    Ok(chunks.pop())
 }

@@ -11,7 +11,7 @@
 
 use crate::GpuError;
 use crate::context::{check_lost, scoped};
-use crate::kernels::WORKGROUP_SIZE;
+use crate::kernels::{Entry, TILE, WORKGROUP_SIZE};
 use crate::prepare::PreparedSlice1Gpu;
 use std::sync::Arc;
 use stridekit::{TensorRole, check_binding};
@@ -163,7 +163,15 @@ impl PreparedSlice1Gpu {
                         buffer_entry(3, &self.residues.buffer, 0, 16),
                     ],
                 });
-                let groups = words.div_ceil(WORKGROUP_SIZE);
+                let groups = match self.entry {
+                    Entry::Words => words.div_ceil(WORKGROUP_SIZE),
+                    // One 16 x 16 tile per workgroup over loops 0 and 1, times the batch.
+                    Entry::Transpose => {
+                        c.dims[0].size.div_ceil(TILE)
+                            * c.dims[1].size.div_ceil(TILE)
+                            * c.dims[2..].iter().map(|d| d.size).product::<u64>()
+                    }
+                };
                 // The splitter keeps groups <= max_groups^2, so both dimensions fit the device's limit.
                 let x = groups.min(u64::from(self.max_groups));
                 let y = groups.div_ceil(x);

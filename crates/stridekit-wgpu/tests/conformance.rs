@@ -78,6 +78,7 @@ mod split_everything {
             max_binding_bytes: Some(4 * u64::from(ctx.limits().min_storage_buffer_offset_alignment).max(16)),
             max_workgroups_per_dimension: Some(2),
             buffer_copies: false,
+            transposes: false,
         },
         cases: 16,
         max_elements: 1024,
@@ -87,7 +88,7 @@ mod split_everything {
 mod kernel_only {
     stridekit_testkit::conformance_tests!(super::common::gpu().map(|ctx| super::Gpu {
         ctx,
-        options: stridekit_wgpu::PrepareOptions { buffer_copies: false, ..Default::default() },
+        options: stridekit_wgpu::PrepareOptions { buffer_copies: false, transposes: false, ..Default::default() },
         cases: 24,
         max_elements: 2048,
     }));

@@ -84,6 +84,7 @@ proptest! {
             max_binding_bytes: Some(small_binding(ctx)),
             max_workgroups_per_dimension: Some(groups),
             buffer_copies: false,
+            transposes: false,
         };
         let (_, actual, expected) = run(ctx, &case, options);
         prop_assert!(actual == expected, "{:?}\n got {actual:?}\nwant {expected:?}", case.desc);

@@ -117,3 +117,56 @@ fn slice1_words(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_work
         dst[w] = (dst[w] & ~mask) | value;
     }
 }
+
+// Transpose through workgroup memory, for 4-byte elements: loop 0 (A) is contiguous in the input (input stride 1),
+// loop 1 (B) is contiguous in the output (output stride 1), loops 2.. are a batch. A 16 x 16 workgroup loads a tile
+// reading along A (coalesced), and stores it writing along B (coalesced) through a padded tile in workgroup memory.
+// Every output element is written by exactly one invocation and 4-byte elements fill whole words: no merge needed.
+var<workgroup> tile: array<array<u32, 17>, 16>;
+
+@compute @workgroup_size(16, 16)
+fn transpose_words(
+    @builtin(workgroup_id) wid: vec3<u32>,
+    @builtin(local_invocation_id) lid: vec3<u32>,
+    @builtin(num_workgroups) nwg: vec3<u32>,
+) {
+    let na = c.sizes[0].x;
+    let nb = c.sizes[0].y;
+    let tiles_a = (na + 15u) / 16u;
+    let tiles_b = (nb + 15u) / 16u;
+    let t = wid.x + wid.y * nwg.x;
+    let tb = t % tiles_b;
+    let ta = (t / tiles_b) % tiles_a;
+    var batch = t / (tiles_b * tiles_a);
+    // Batch loops (2..rank), innermost last: their offsets.
+    var in_base = 0i;
+    var out_base = 0u;
+    var d = c.rank;
+    while (d > 2u) {
+        d -= 1u;
+        let n = c.sizes[d / 4u][d % 4u];
+        let q = batch % n;
+        batch = batch / n;
+        in_base += i32(q) * c.in_strides[d / 4u][d % 4u];
+        out_base += q * c.out_strides[d / 4u][d % 4u];
+    }
+    // Past the last batch: the whole workgroup leaves together (batch is uniform), before any barrier.
+    if (batch != 0u) {
+        return;
+    }
+    let delta_in = (res.r.x + c.in_first_mod) % c.align;
+    let delta_out = (res.r.y + c.out_first_mod) % c.align;
+    let in_word0 = i32((delta_in + c.in_origin) / 4u) + in_base;
+    let out_word0 = (delta_out / 4u) + out_base;
+    let a = ta * 16u + lid.x;
+    let b = tb * 16u + lid.y;
+    if (a < na && b < nb) {
+        tile[lid.y][lid.x] = src[u32(in_word0 + i32(a) + i32(b) * c.in_strides[0].y)];
+    }
+    workgroupBarrier();
+    let b2 = tb * 16u + lid.x;
+    let a2 = ta * 16u + lid.y;
+    if (a2 < na && b2 < nb) {
+        dst[out_word0 + b2 + a2 * c.out_strides[0].x] = tile[lid.x][lid.y];
+    }
+}

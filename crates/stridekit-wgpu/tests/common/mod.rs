@@ -44,8 +44,17 @@ pub fn read(ctx: &GpuContext, buffer: &wgpu::Buffer) -> Vec<u8> {
     let mut encoder = ctx.device().create_command_encoder(&Default::default());
     encoder.copy_buffer_to_buffer(buffer, 0, &staging, 0, buffer.size());
     ctx.queue().submit([encoder.finish()]);
-    staging.map_async(wgpu::MapMode::Read, .., |r| r.unwrap());
-    ctx.device().poll(wgpu::PollType::wait_indefinitely()).unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    staging.map_async(wgpu::MapMode::Read, .., move |r| tx.send(r).unwrap());
+    // Another test thread polling the device may run the callback a little after our poll returns.
+    let mapped = loop {
+        ctx.device().poll(wgpu::PollType::wait_indefinitely()).unwrap();
+        if let Ok(r) = rx.try_recv() {
+            break r;
+        }
+        std::thread::yield_now();
+    };
+    mapped.unwrap();
     let bytes = staging.get_mapped_range(..).unwrap().to_vec();
     staging.unmap();
     bytes
