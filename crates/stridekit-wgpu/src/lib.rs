@@ -44,3 +44,12 @@ pub use host::{HostTimings, slice1};
 pub use kernels::SLICE1_WGSL;
 pub use prepare::{PrepareOptions, PreparedSlice1Gpu};
 pub use record::GpuBinding;
+
+// A context and a prepared operator are shared across threads (one context per process, operators recorded from
+// any thread).
+const _: () = {
+    const fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<GpuContext>();
+    assert_send_sync::<PreparedSlice1Gpu>();
+    assert_send_sync::<GpuError>();
+};
