@@ -5,7 +5,12 @@
 //! pipeline-overridable constant `ESIZE`, covers every normalised copy: each invocation owns one output word (see
 //! the shader's comment for why this is race-free and keeps padding, D6). Transposes of 4-byte elements (a loop
 //! contiguous in the input and another contiguous in the output, both at least [`TILE`] / 2 long) use
-//! `transpose_words`, which reads and writes both sides coalesced through a 16 x 16 tile in workgroup memory. Contiguous runs whose bytes are 4-byte
+//! `transpose_words`, which reads and writes both sides coalesced through a 16 x 16 tile in workgroup memory.
+//!
+//! Decision: no separate kernels for reversed runs and broadcast fills. After normalisation they are one loop with
+//! output stride 1 (input stride -1 or 0), and for a unit output stride the word kernel skips the division (a uniform
+//! branch), so it already is the specialised form: one multiply per element, reads and writes coalesced (a fill
+//! reads the same word everywhere). Contiguous runs that are not 4-byte aligned on the input side go the same way. Contiguous runs whose bytes are 4-byte
 //! aligned on both sides are not run through a shader at all: they are recorded as `copy_buffer_to_buffer`, the
 //! device's own copy (see [`crate::prepare`]).
 
