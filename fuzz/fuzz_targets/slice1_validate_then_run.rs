@@ -1,6 +1,6 @@
 //! Validate-then-run: an arbitrary Slice1 description (two buffer tensors, a window, a feature level) goes through
 //! `Slice1Desc::validate_at`; when it is accepted, every way stridekit-cpu can execute it must produce exactly the
-//! bytes of the naive reference (`stridekit-testkit`), padding and bytes outside the bound range untouched (D6), and a
+//! bytes of the naive reference (`stridekit::reference`), padding and bytes outside the bound range untouched (D6), and a
 //! binding that is too small must be refused without writing a byte (D9). No input may panic.
 //!
 //! The decoder below is biased towards descriptions that validate (windows inside the input, output sizes at most
@@ -13,7 +13,7 @@ use arbitrary::{Arbitrary, Result, Unstructured};
 use libfuzzer_sys::fuzz_target;
 use stridekit::{BufferTensorDesc, FeatureLevel, Slice1Desc, Slice1Plan, calc_buffer_tensor_size};
 use stridekit_cpu::{Binding, CpuBuffer, ExecOptions, PreparedSlice1, slice1, slice1_bound, slice1_with};
-use stridekit_testkit::slice1_reference;
+use stridekit::reference::slice1_reference;
 
 /// Accepted descriptions whose buffers exceed this are validated but not executed, so that one input stays fast.
 /// Small-but-tricky descriptions (huge strides on size-1 dimensions, broadcasts) are small and still run.
@@ -304,17 +304,23 @@ fn run(case: Case) {
         assert!(got[out_off + out_total..].iter().all(|&b| b == SENTINEL), "slice1_bound wrote past the bound range");
     }
 
-    // D9: bindings one byte too small are refused and nothing is written.
-    if out_total > 0 {
-        let mut out = vec![SENTINEL; out_total - 1];
-        assert!(slice1(&plan, input, &mut out).is_err(), "accepted an output buffer below TotalTensorSizeInBytes");
-        assert!(out.iter().all(|&b| b == SENTINEL), "a refused call wrote output bytes");
-    }
-    if in_total > 0 {
-        let mut out = vec![SENTINEL; out_len];
-        assert!(slice1(&plan, &input[..in_total - 1], &mut out).is_err(), "accepted a short input buffer");
-        assert!(out.iter().all(|&b| b == SENTINEL), "a refused call wrote output bytes");
-    }
+    // D9 with D10: host slices one byte short of the last element touched are refused and nothing is written; so are
+    // DirectML-shaped bindings one byte below TotalTensorSizeInBytes (R-BIND-1).
+    let copy = plan.normalized();
+    let (read_end, write_end) = (copy.input_byte_range().end as usize, copy.output_byte_range().end as usize);
+    assert!(read_end <= in_total && write_end <= out_total, "the plan touches bytes past TotalTensorSizeInBytes");
+    let mut out = vec![SENTINEL; write_end - 1];
+    assert!(slice1(&plan, input, &mut out).is_err(), "accepted a host output without its last element");
+    assert!(out.iter().all(|&b| b == SENTINEL), "a refused call wrote output bytes");
+    let mut out = vec![SENTINEL; out_len];
+    assert!(slice1(&plan, &input[..read_end - 1], &mut out).is_err(), "accepted a host input without its last element");
+    assert!(out.iter().all(|&b| b == SENTINEL), "a refused call wrote output bytes");
+    slice1(&plan, &input[..read_end], &mut out[..write_end]).unwrap_or_else(|e| panic!("exact host slices: {e}"));
+    let mut out = vec![SENTINEL; out_len];
+    let short = Binding { offset: 0, size_in_bytes: out_total as u64 - 1 };
+    let r = slice1_bound(&plan, input, Binding::whole(in_total), &mut out, short, &ExecOptions::default());
+    assert!(r.is_err(), "accepted an output binding below TotalTensorSizeInBytes");
+    assert!(out.iter().all(|&b| b == SENTINEL), "a refused call wrote output bytes");
 }
 
 /// Properties of an accepted plan that hold whatever the buffers.
