@@ -59,13 +59,13 @@ impl std::ops::DerefMut for Pinned {
 
 impl Drop for Pinned {
     fn drop(&mut self) {
-        // SAFETY: created by Box::into_raw in Desc::new and dropped once.
+        // SAFETY: created by Box::into_raw in Desc::pinned and dropped once.
         drop(unsafe { Box::from_raw(self.0) });
     }
 }
 
 impl Desc {
-    fn new(op_type: u32, in_sizes: &[u32], out_sizes: &[u32], a: &[u32], b: &[u32], strides: &[i64]) -> Pinned {
+    fn pinned(op_type: u32, in_sizes: &[u32], out_sizes: &[u32], a: &[u32], b: &[u32], strides: &[i64]) -> Pinned {
         let p = Box::into_raw(Box::new(Desc {
             in_sizes: in_sizes.to_vec(),
             out_sizes: out_sizes.to_vec(),
@@ -126,7 +126,7 @@ impl Desc {
     }
 
     fn example2() -> Pinned {
-        Desc::new(SLICE1, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, -2, 2])
+        Desc::pinned(SLICE1, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, -2, 2])
     }
 
     fn validate(&self) -> (HRESULT, SK_ERROR_INFO) {
@@ -171,11 +171,11 @@ fn doc_examples_slice1_and_slice() {
     let cases: [(Pinned, &[f32]); 3] = [
         (Desc::example2(), &[14.0, 16.0, 6.0, 8.0]),
         (
-            Desc::new(SLICE1, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, 2, 2]),
+            Desc::pinned(SLICE1, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 0, 1], &[1, 1, 4, 3], &[1, 1, 2, 2]),
             &[2.0, 4.0, 10.0, 12.0],
         ),
         (
-            Desc::new(SLICE, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 1, 0], &[1, 1, 2, 2], &[1, 1, 2, 3]),
+            Desc::pinned(SLICE, &[1, 1, 4, 4], &[1, 1, 2, 2], &[0, 0, 1, 0], &[1, 1, 2, 2], &[1, 1, 2, 3]),
             &[5.0, 8.0, 13.0, 16.0],
         ),
     ];
