@@ -104,3 +104,52 @@ fn a_file_size_limit_is_an_io_error_and_leaves_nothing() {
     assert_eq!(temps(dir.path()), Vec::<String>::new());
     assert_eq!(std::fs::read(&out).unwrap(), EXISTING);
 }
+
+#[test]
+fn a_truncated_input_ends_with_sigbus_and_leaves_no_temporary_file() {
+    // The hazard every memory map carries (NumPy's mmap_mode too): the input shrinks while it is read. The input is
+    // truncated while the 64 MiB output is being prefilled, before the copy reads it, so the copy's first read of
+    // a lost page faults: a real SIGBUS, not a simulated one.
+    let dir = tempfile::tempdir().unwrap();
+    let (input, out) = (dir.path().join("in.npy"), dir.path().join("out.npy"));
+    let header = common::npy_header("{'descr': '<f8', 'fortran_order': False, 'shape': (8388608,), }");
+    let file = std::fs::File::create(&input).unwrap();
+    use std::io::Write as _;
+    (&file).write_all(&header).unwrap();
+    file.set_len(header.len() as u64 + (64 << 20)).unwrap();
+    std::fs::write(&out, EXISTING).unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stridekit"))
+        .args(["slice", input.to_str().unwrap(), out.to_str().unwrap(), "--strides", "-1"])
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    assert!(wait_for_temp(dir.path(), &mut child), "the slice ended before its temporary file was seen");
+    file.set_len(header.len() as u64).unwrap();
+    let status = child.wait().unwrap();
+    if status.success() {
+        eprintln!("note: the copy read the input before the truncation; nothing to check");
+        return;
+    }
+    assert_eq!(status.signal(), Some(libc::SIGBUS), "{status:?}");
+    assert_eq!(temps(dir.path()), Vec::<String>::new(), "the temporary file was left behind");
+    assert_eq!(std::fs::read(&out).unwrap(), EXISTING);
+}
+
+#[test]
+fn a_signal_ignored_by_the_parent_stays_ignored() {
+    // `stridekit slice ... &` in a script starts with SIGINT ignored; it must run to the end (as before the handler).
+    let (dir, input, out) = setup();
+    let script = format!(
+        "trap '' INT && exec {} slice {} {} --output-strides 16777216",
+        env!("CARGO_BIN_EXE_stridekit"),
+        input.display(),
+        out.display()
+    );
+    let mut child = Command::new("sh").arg("-c").arg(script).stderr(Stdio::null()).spawn().unwrap();
+    if wait_for_temp(dir.path(), &mut child) {
+        send(&child, libc::SIGINT);
+    }
+    assert!(child.wait().unwrap().success());
+    assert_eq!(std::fs::metadata(&out).unwrap().len(), 128 + (16_777_216 + 1) * 8);
+    assert_eq!(temps(dir.path()), Vec::<String>::new());
+}
