@@ -148,7 +148,10 @@ fn check_validates_without_timing() {
 fn shipped_case_files_are_valid() {
     let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut files: Vec<PathBuf> =
-        ["bench/gathers.json", "bench/transposes.json", "bench/criterion.json"].iter().map(|f| root.join(f)).collect();
+        ["bench/gathers.json", "bench/transposes.json", "bench/criterion.json", "bench/sweep_regressions.json"]
+            .iter()
+            .map(|f| root.join(f))
+            .collect();
     let shared = root.join("../shared/bench/cases.json");
     if shared.exists() {
         files.push(shared);
