@@ -34,15 +34,22 @@ fn int_of(ob: &Bound<'_, PyAny>) -> Option<Result<i64, bool>> {
     })
 }
 
-fn slice_part(ob: &Bound<'_, PyAny>) -> Result<Option<i64>, ()> {
-    if ob.is_none() {
-        return Ok(None);
+/// A slice's start, stop and step as CPython's own indexing reads them (`PySlice_Unpack`): integers clamped to
+/// `Py_ssize_t`, an omitted start or stop replaced by the extreme value that clamps to the default (`0` or
+/// `PY_SSIZE_T_MAX` going forwards, `PY_SSIZE_T_MAX` or `PY_SSIZE_T_MIN` going backwards), an omitted step by 1. The
+/// model's clamping (Python's `slice.indices`) gives these exactly the defaults' results. Errors are Python's and
+/// NumPy's: `TypeError` for a non-integer bound, `ValueError` for a zero step.
+#[allow(unsafe_code)]
+fn unpack(slice: &Bound<'_, PySlice>) -> PyResult<(i64, i64, i64)> {
+    let (mut start, mut stop, mut step): (pyo3::ffi::Py_ssize_t, pyo3::ffi::Py_ssize_t, pyo3::ffi::Py_ssize_t) =
+        (0, 0, 0);
+    // SAFETY: `slice` is a live slice object (the Bound proves it) and we hold the GIL; the three pointers are to
+    // locals. On failure the function sets a Python exception, which PyErr::fetch takes.
+    let status = unsafe { pyo3::ffi::PySlice_Unpack(slice.as_ptr(), &mut start, &mut stop, &mut step) };
+    if status < 0 {
+        return Err(PyErr::fetch(slice.py()));
     }
-    match int_of(ob) {
-        Some(Ok(v)) => Ok(Some(v)),
-        Some(Err(negative)) => Ok(Some(if negative { i64::MIN } else { i64::MAX })),
-        None => Err(()),
-    }
+    Ok((start as i64, stop as i64, step as i64))
 }
 
 fn repr(ob: &Bound<'_, PyAny>) -> String {
@@ -57,22 +64,8 @@ fn item_of(py: Python<'_>, number: usize, ob: &Bound<'_, PyAny>) -> PyResult<Opt
         return Ok(Some(IndexItem::Ellipsis));
     }
     if let Ok(slice) = ob.cast::<PySlice>() {
-        let parts = [
-            slice.getattr(intern!(py, "start"))?,
-            slice.getattr(intern!(py, "stop"))?,
-            slice.getattr(intern!(py, "step"))?,
-        ];
-        let mut values = [None; 3];
-        for (value, (part, name)) in values.iter_mut().zip(parts.iter().zip(["start", "stop", "step"])) {
-            *value = slice_part(part).map_err(|()| {
-                numpy_error(
-                    py,
-                    &NumpyError::BadSlicePart { item: number, text: repr(ob), part: name, part_text: repr(part) },
-                )
-            })?;
-        }
-        let [start, stop, step] = values;
-        return Ok(Some(IndexItem::Slice { start, stop, step }));
+        let (start, stop, step) = unpack(slice)?;
+        return Ok(Some(IndexItem::Slice { start: Some(start), stop: Some(stop), step: Some(step) }));
     }
     match int_of(ob) {
         Some(Ok(v)) => Ok(Some(IndexItem::Index(v))),

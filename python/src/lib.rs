@@ -3,6 +3,7 @@
 //! own memory ([`mapping`]), folds reversed axes into the window ([`window`]), validates, and runs the copy with the
 //! GIL released. The Python-facing documentation is in `python/stridekit/__init__.pyi` and `python/README.md`.
 
+mod cache;
 mod dtype;
 mod errors;
 mod explain;

@@ -1,5 +1,6 @@
 //! `slice1`, `slice` and `index`: describe, validate, copy.
 
+use crate::cache::{self, Desc};
 use crate::dtype;
 use crate::errors::{numpy_error, rule_error, slice_error, tensor_error};
 use crate::key::{self, ResultAxis};
@@ -13,6 +14,9 @@ use pyo3::prelude::*;
 use stridekit::frontends::SliceOutcome;
 use stridekit::{BufferTensorDesc, DataType, Slice1Desc, Slice1Plan, SliceDesc, TensorFlags, TensorRole};
 use stridekit_cpu::{ExecError, ExecOptions, PreparedSlice1};
+
+/// Copies writing at least this many bytes run with the GIL released.
+const DETACH_MIN_BYTES: usize = 16 << 10;
 
 /// The operator's parameters, as the caller gave them.
 enum Params {
@@ -30,21 +34,23 @@ impl Params {
         }
     }
 
-    /// Validates the caller's parameters on the given tensors.
-    fn validate(&self, input: BufferTensorDesc, output: BufferTensorDesc) -> Result<Slice1Plan, stridekit::SliceError> {
+    /// The operator's description with the caller's parameters on the given tensors.
+    fn desc(&self, input: BufferTensorDesc, output: BufferTensorDesc) -> Desc {
         match self {
-            Params::Slice1 { offsets, sizes, strides, .. } => Slice1Desc {
+            Params::Slice1 { offsets, sizes, strides, .. } => Desc::Slice1(Slice1Desc {
                 input,
                 output,
                 input_window_offsets: offsets.clone(),
                 input_window_sizes: sizes.clone(),
                 input_window_strides: strides.clone(),
-            }
-            .validate(),
-            Params::Slice { offsets, sizes, strides } => {
-                SliceDesc { input, output, offsets: offsets.clone(), sizes: sizes.clone(), strides: strides.clone() }
-                    .validate()
-            }
+            }),
+            Params::Slice { offsets, sizes, strides } => Desc::Slice(SliceDesc {
+                input,
+                output,
+                offsets: offsets.clone(),
+                sizes: sizes.clone(),
+                strides: strides.clone(),
+            }),
         }
     }
 
@@ -228,6 +234,14 @@ fn exec_error(py: Python<'_>, e: &ExecError) -> PyErr {
     rule_error(py, e.rule(), e.to_string())
 }
 
+/// Validates a description.
+fn validate(desc: &Desc) -> Result<Slice1Plan, stridekit::SliceError> {
+    match desc {
+        Desc::Slice1(d) => d.validate(),
+        Desc::Slice(d) => d.validate(),
+    }
+}
+
 /// Validates and runs `params` on `a`, writing `out` (whose NumPy shape is `result_shape`; `out_axes` maps Slice1
 /// output axes to its axes) or a fresh array of `result_shape`.
 #[allow(clippy::too_many_arguments, unsafe_code)]
@@ -240,6 +254,7 @@ fn execute<'py>(
     out_axes: &[Option<usize>],
     out: Option<Bound<'py, PyAny>>,
     threads: Option<usize>,
+    window_checked: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = options(threads)?;
     let descr = a.dtype();
@@ -268,16 +283,18 @@ fn execute<'py>(
         guaranteed_base_offset_alignment: 0,
     };
     let out_flipped = output.strides.as_ref().is_some_and(|(_, f)| f.iter().any(|&x| x));
-    let plan = if !input.any_flipped() && !out_flipped {
-        params.validate(input_desc, output_desc).map_err(|e| slice_error(py, &e))?
+    let desc = if !input.any_flipped() && !out_flipped {
+        params.desc(input_desc, output_desc)
     } else {
-        // The caller's numbers first, on packed tensors of the same shapes, so that errors name them.
-        let packed = |sizes: &[u32], role: TensorRole| {
-            BufferTensorDesc::packed(data_type, sizes).map_err(|e| tensor_error(py, &e.with_role(role)))
-        };
-        let logical_in = packed(&input_desc.sizes, TensorRole::Input)?;
-        let logical_out = packed(output_sizes, TensorRole::Output)?;
-        params.validate(logical_in, logical_out).map_err(|e| slice_error(py, &e))?;
+        if !window_checked {
+            // The caller's numbers first, on packed tensors of the same shapes, so that errors name them.
+            let packed = |sizes: &[u32], role: TensorRole| {
+                BufferTensorDesc::packed(data_type, sizes).map_err(|e| tensor_error(py, &e.with_role(role)))
+            };
+            let logical_in = packed(&input_desc.sizes, TensorRole::Input)?;
+            let logical_out = packed(output_sizes, TensorRole::Output)?;
+            validate(&params.desc(logical_in, logical_out)).map_err(|e| slice_error(py, &e))?;
+        }
         let rank = input_desc.sizes.len();
         let (mut offsets, mut sizes, mut strides) = (Vec::new(), Vec::new(), Vec::new());
         for d in 0..rank {
@@ -292,17 +309,18 @@ fn execute<'py>(
             sizes.push(s);
             strides.push(t);
         }
-        Slice1Desc {
+        Desc::Slice1(Slice1Desc {
             input: input_desc,
             output: output_desc,
             input_window_offsets: offsets,
             input_window_sizes: sizes,
             input_window_strides: strides,
-        }
-        .validate()
-        .map_err(|e| slice_error(py, &e))?
+        })
     };
-    let op = PreparedSlice1::new(&plan, options).map_err(|e| exec_error(py, &e))?;
+    let op = cache::prepared(desc, threads, |desc| {
+        let plan = validate(desc).map_err(|e| slice_error(py, &e))?;
+        PreparedSlice1::new(&plan, options).map_err(|e| exec_error(py, &e))
+    })?;
     let (target, out_mapped, copy_back) = match (&output.array, output.mapped) {
         (Some(out), Some(m)) => {
             if m.overlaps(&input) {
@@ -328,7 +346,9 @@ fn execute<'py>(
             std::slice::from_raw_parts_mut(out_mapped.base, out_mapped.len),
         )
     };
-    py.detach(|| op.execute(src, dst)).map_err(|e| exec_error(py, &e))?;
+    // Releasing and re-taking the GIL costs about as much as copying a few KiB: small copies keep it.
+    if dst.len() < DETACH_MIN_BYTES { op.execute(src, dst) } else { py.detach(|| op.execute(src, dst)) }
+        .map_err(|e| exec_error(py, &e))?;
     drop(a);
     if copy_back {
         let out = output.array.expect("copy_back implies out");
@@ -367,7 +387,7 @@ pub fn slice1<'py>(
     let shape: Vec<u64> = output_sizes.iter().map(|&n| u64::from(n)).collect();
     let axes: Vec<Option<usize>> = (0..shape.len()).map(Some).collect();
     let params = Params::Slice1 { offsets, sizes, strides, output_sizes };
-    execute(py, a, data_type, &params, &shape, &axes, out, threads)
+    execute(py, a, data_type, &params, &shape, &axes, out, threads, false)
 }
 
 /// DML_SLICE (version 0) on `a`.
@@ -388,7 +408,7 @@ pub fn slice<'py>(
     let shape: Vec<u64> = sizes.iter().map(|&n| u64::from(n)).collect();
     let axes: Vec<Option<usize>> = (0..shape.len()).map(Some).collect();
     let params = Params::Slice { offsets, sizes, strides };
-    execute(py, a, data_type, &params, &shape, &axes, out, threads)
+    execute(py, a, data_type, &params, &shape, &axes, out, threads, false)
 }
 
 /// `numpy.ascontiguousarray(a[key])` for a basic index.
@@ -430,7 +450,8 @@ pub fn index<'py>(
                 strides: p.input_window_strides,
                 output_sizes: p.output_sizes,
             };
-            execute(py, a, data_type, &params, &result_shape, &out_axes, out, threads)
+            // The front end's window satisfies R-S1-2..5 by construction: no need to check the caller's numbers.
+            execute(py, a, data_type, &params, &result_shape, &out_axes, out, threads, true)
         }
         SliceOutcome::Empty { output_shape } => {
             // D11: an empty selection gives an empty result, after every rule a non-empty one gets (the model's
