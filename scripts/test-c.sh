@@ -2,7 +2,8 @@
 # The C library's tests (issue 13): builds libstridekit_c, installs it into a temporary prefix with
 # crates/stridekit-capi/install.sh, and compiles against it through pkg-config, as the README shows:
 #   - tests/c/capi_test.c as C11 and as C++17, tests/c/capi_threads.cpp as C++17, all with -Wall -Wextra -Werror
-#     -pedantic, linked to the shared library;
+#     -pedantic, linked to the shared library, and tests/c/with_directml_h.c (stridekit.h after DirectML.h's
+#     declarations and the Windows types: the guards switch the duplicates off);
 #   - the same three again with AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), linked to the static
 #     library (the Rust code is not instrumented; the sanitizers check every access and allocation on the C side,
 #     the boundary and the leaks; the Rust side is covered by its own tests).
@@ -43,6 +44,7 @@ build_and_run c11-san cc -std=c11 "${warn[@]}" "${san[@]}" "${cflags[@]}" "$src/
 build_and_run cxx17-san c++ -std=c++17 "${warn[@]}" "${san[@]}" "${cflags[@]}" -x c++ "$src/capi_test.c" -x none \
     "${static[@]}"
 build_and_run threads-san c++ -std=c++17 "${warn[@]}" "${san[@]}" "${cflags[@]}" "$src/capi_threads.cpp" "${static[@]}"
+build_and_run with-directml-h cc -std=c11 "${warn[@]}" "${cflags[@]}" "$src/with_directml_h.c" "${shared[@]}"
 echo "+ README example (examples/c/slice1_example.c)"
 cc -std=c11 "${warn[@]}" "${cflags[@]}" crates/stridekit-capi/examples/c/slice1_example.c -o "$work/example" "${shared[@]}"
 [ "$("$work/example")" = "14 16 6 8" ] || { echo "the README example did not print 14 16 6 8" >&2; exit 1; }
