@@ -63,6 +63,9 @@ def test_issue_9_messages():
     assert "overflows 64-bit arithmetic" in text and "64-bit" in layout.errors[0]["message"]
     assert "32-bit index" not in text
     assert "32-bit index" in layout_warning(stridekit.explain("float32", [65537, 65537], [65536, 1]))
+    # Strides of 4294967295: the logical count's overflow names no stride it never read ("stride 0" before).
+    message = stridekit.explain("float32", [4294967295] * 3, [4294967295] * 3).errors[0]["message"]
+    assert message.endswith("the logical element count overflows 64-bit arithmetic at dimension 2 (size 4294967295)")
 
 
 def layout_warning(layout):

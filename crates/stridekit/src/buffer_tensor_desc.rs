@@ -170,6 +170,6 @@ impl BufferTensorDesc {
 pub(crate) fn logical_element_count(sizes: &[u32]) -> Result<u64, TensorDescError> {
     sizes.iter().enumerate().try_fold(1u64, |acc, (dim, &size)| {
         acc.checked_mul(u64::from(size))
-            .ok_or_else(|| K::Overflow { what: "the logical element count", dim, size, stride: 0 }.into())
+            .ok_or_else(|| K::Overflow { what: crate::error::LOGICAL_ELEMENT_COUNT, dim, size, stride: 0 }.into())
     })
 }

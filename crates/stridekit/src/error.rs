@@ -93,7 +93,7 @@ pub enum TensorDescErrorKind {
         strides: usize,
     },
     /// R-BT-6 / D4: arithmetic on sizes and strides does not fit 64 bits.
-    #[error("Sizes/Strides: {what} overflows 64-bit arithmetic at dimension {dim} (size {size}, stride {stride})")]
+    #[error("{}", overflow_message(what, *dim, *size, *stride))]
     Overflow {
         /// Which quantity overflowed.
         what: &'static str,
@@ -101,7 +101,7 @@ pub enum TensorDescErrorKind {
         dim: usize,
         /// Its size.
         size: u32,
-        /// Its stride.
+        /// Its stride (not shown for the logical element count, a product of sizes only).
         stride: u64,
     },
     /// R-BT-6 / D4: the physical extent (index of the last element + 1) exceeds 2^32 - 1.
@@ -191,6 +191,18 @@ pub enum TensorDescErrorKind {
         /// The extent of the dimensions below it (in stride order).
         inner_extent: u64,
     },
+}
+
+/// The `what` of an [`TensorDescErrorKind::Overflow`] of the product of the sizes, which involves no stride.
+pub(crate) const LOGICAL_ELEMENT_COUNT: &str = "the logical element count";
+
+/// Issue 9: the logical count's overflow named "stride 0", a stride it never read.
+fn overflow_message(what: &str, dim: usize, size: u32, stride: u64) -> String {
+    if what == LOGICAL_ELEMENT_COUNT {
+        format!("Sizes: {what} overflows 64-bit arithmetic at dimension {dim} (size {size})")
+    } else {
+        format!("Sizes/Strides: {what} overflows 64-bit arithmetic at dimension {dim} (size {size}, stride {stride})")
+    }
 }
 
 impl TensorDescErrorKind {

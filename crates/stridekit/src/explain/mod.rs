@@ -387,6 +387,17 @@ mod tests {
         assert!(text.contains("wraps its 64-bit product of the sizes"), "{text}");
     }
 
+    /// Issue 9: with strides of 4294967295 the logical count's overflow showed "stride 0".
+    #[test]
+    fn logical_count_overflow_names_no_stride() {
+        let e = explain(&[u32::MAX; 3], Some(&[u32::MAX; 3]));
+        let error = e.error.unwrap().to_string();
+        assert_eq!(
+            error,
+            "error[R-BT-6]: Sizes: the logical element count overflows 64-bit arithmetic at dimension 2 (size 4294967295)"
+        );
+    }
+
     #[test]
     fn packed_strides_beyond_u32_say_so() {
         let e = explain(&[2, 65536, 65536], None);
