@@ -22,7 +22,8 @@
 
 use crate::{BufferTensorDesc, DataType, FeatureLevel, Slice1Desc, SliceError};
 
-/// Validates, at `level`, the stand-in of a slice whose result is empty (see the [module docs](self)): input
+/// Validates, at `level`, the stand-in of a slice whose result is empty (SPEC D11: the same slice with every zero
+/// size made one, which carries every other rule): input
 /// `input_sizes` (with `input_strides`, or packed), output `output_shape` (with `output_strides`, or packed), the
 /// window covering the first `output_shape[i]` elements of each dimension with stride 1. Zero sizes become one.
 /// `output_shape[i] <= max(input_sizes[i], 1)` is the front ends' guarantee; a larger value fails R-S1-2.
