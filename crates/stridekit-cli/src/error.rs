@@ -38,6 +38,9 @@ pub enum CliError {
     /// An input .npy file is malformed, or a file cannot be read or written.
     #[error(transparent)]
     Npy(#[from] stridekit_npy::NpyError),
+    /// The GPU backend refused (a binding rule) or failed (no adapter, device errors).
+    #[error(transparent)]
+    Gpu(#[from] stridekit_wgpu::GpuError),
     /// The copy was refused (bindings).
     #[error(transparent)]
     Exec(#[from] stridekit_cpu::ExecError),
@@ -140,6 +143,8 @@ impl CliError {
         match self {
             CliError::Io { .. } | CliError::Output(_) | CliError::Memory { .. } | CliError::Disk { .. } => EXIT_IO,
             CliError::Npy(e) if e.is_io() => EXIT_IO,
+            // No adapter, device failures: the machine, not the input (rule violations keep exit code 2).
+            CliError::Gpu(e) if e.rule() == "gpu" => EXIT_IO,
             _ => EXIT_INVALID,
         }
     }

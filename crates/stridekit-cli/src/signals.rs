@@ -20,8 +20,9 @@
 //! A signal that was ignored when the process started (SIGINT for `stridekit slice ... &` in a script, SIGHUP under
 //! `nohup`) stays ignored, as the parent asked.
 //!
-//! One temporary file at a time is registered (a run writes one output); the race between the file's creation and
-//! its registration is the few instructions between `open` and the hook (`AtomicNpyFile::create_with_hook`).
+//! One temporary file at a time is registered (a run writes one output). `AtomicNpyFile::create_with_hook` calls
+//! the hook with the path just before it creates the file, so there is no moment at which the file exists and the
+//! handler does not know it.
 
 #![allow(unsafe_code)] // sigaction(2) and the handler; each block has its SAFETY argument.
 

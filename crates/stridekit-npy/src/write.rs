@@ -143,8 +143,9 @@ impl AtomicNpyFile {
         Self::create_with_hook(path, data_type, shape, |_| {})
     }
 
-    /// [`AtomicNpyFile::create`], calling `on_temp` with the temporary file's path as soon as it exists, before it is
-    /// filled (which takes time for a large file): the moment to register it for removal by a signal handler.
+    /// [`AtomicNpyFile::create`], calling `on_temp` with the temporary file's path just *before* the file is
+    /// created (and filled, which takes time for a large file): the moment to register it for removal by a signal
+    /// handler, which then can never miss it. (If a name is taken, the hook is called again with the next one.)
     pub fn create_with_hook(
         path: &Path,
         data_type: DataType,
@@ -279,6 +280,55 @@ impl InvalidKind {
     }
 }
 
+/// Creates a temporary file `.sk.XXXXXX.tmp` (six random letters and digits, short whatever the destination's name)
+/// in `dir`, readable and writable, with the mode `File::create` gives (0o666 minus the umask; tempfile's default
+/// 0o600 would make outputs private). `on_temp` is called with the path *before* the file is created, so that a
+/// signal handler it registers the path with can never miss the file (a signal before the creation unlinks
+/// nothing). A name that exists already is never opened (`create_new`); another name is drawn.
+fn create_temp(dir: &Path, on_temp: &mut dyn FnMut(&Path)) -> Result<NamedTempFile, NpyError> {
+    use std::hash::{BuildHasher, Hasher};
+    const CHARS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    // RandomState is seeded from the operating system's randomness once per thread and stepped on every call.
+    let state = std::collections::hash_map::RandomState::new();
+    let mut last = None;
+    for attempt in 0u64..100 {
+        let mut hasher = state.build_hasher();
+        hasher.write_u64(attempt);
+        hasher.write_u32(std::process::id());
+        let mut bits = hasher.finish();
+        let name: String = (0..6)
+            .map(|_| {
+                let c = CHARS[(bits % CHARS.len() as u64) as usize] as char;
+                bits /= CHARS.len() as u64;
+                c
+            })
+            .collect();
+        let path = dir.join(format!("{TEMP_PREFIX}{name}{TEMP_SUFFIX}"));
+        on_temp(&path);
+        let mut options = File::options();
+        options.read(true).write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o666);
+        }
+        match options.open(&path) {
+            Ok(file) => {
+                // Removed on drop from here on; `try_from_path` only fails on an empty path or a vanished cwd.
+                let temp = tempfile::TempPath::try_from_path(&path).map_err(|e| {
+                    let _ = fs::remove_file(&path);
+                    NpyError::io("create a temporary file in", Some(dir), e)
+                })?;
+                return Ok(NamedTempFile::from_parts(file, temp));
+            }
+            Err(e) if e.kind() == io::ErrorKind::AlreadyExists => last = Some(e),
+            Err(e) => return Err(NpyError::io("create a temporary file in", Some(dir), e)),
+        }
+    }
+    let e = last.unwrap_or_else(|| io::Error::from(io::ErrorKind::AlreadyExists));
+    Err(NpyError::io("create a temporary file in", Some(dir), e))
+}
+
 /// Creates the temporary file beside `target`, writes `header` and zeros up to `total` bytes, and maps it.
 fn create_mapped_temp(
     target: &Path,
@@ -290,17 +340,7 @@ fn create_mapped_temp(
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut builder = tempfile::Builder::new();
-    // A short name whatever the destination's: `.sk.XXXXXX.tmp`.
-    builder.prefix(TEMP_PREFIX).suffix(TEMP_SUFFIX).rand_bytes(6);
-    #[cfg(unix)]
-    {
-        // Like File::create: 0o666 minus the umask (tempfile's default 0o600 would make outputs private).
-        use std::os::unix::fs::PermissionsExt;
-        builder.permissions(Permissions::from_mode(0o666));
-    }
-    let mut temp = builder.tempfile_in(dir).map_err(|e| NpyError::io("create a temporary file in", Some(dir), e))?;
-    on_temp(temp.path());
+    let mut temp = create_temp(dir, on_temp)?;
 
     let write_err = |e| NpyError::io("write", Some(target), e);
     {

@@ -90,6 +90,18 @@ pub struct SliceArgs {
     /// The memory the run may allocate, e.g. 512M or 2G (default: MemAvailable from /proc/meminfo).
     #[arg(long)]
     pub max_memory: Option<String>,
+    /// Where the copy runs: this machine's cores, or a GPU through wgpu (Vulkan, Metal, DX12); same output bytes.
+    #[arg(long, value_enum, default_value_t = Device::Cpu)]
+    pub device: Device,
+}
+
+/// The backend `stridekit slice` runs the validated plan on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Device {
+    /// stridekit-cpu, streaming the memory-mapped input.
+    Cpu,
+    /// stridekit-wgpu: the input is uploaded, the copy runs as a compute shader, the output is read back.
+    Gpu,
 }
 
 /// The input file read as a tensor.
@@ -161,6 +173,16 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
         });
     }
     check_memory(args, header, &limit)?;
+    if args.device == Device::Gpu {
+        // The host side of a GPU copy stages the input bytes it uploads and the output it reads back.
+        let staged = needed.saturating_add(plan.output().physical_extent() * element_size);
+        resources::check_memory("staging the GPU copy (input upload and output readback)", staged, &limit)?;
+    }
+    // Opened before the output file exists, so that a machine without a GPU fails before any work.
+    let gpu = match args.device {
+        Device::Gpu => Some(stridekit_wgpu::GpuContext::shared()?),
+        Device::Cpu => None,
+    };
     let shape: Vec<u64> = if args.output_strides.is_some() {
         vec![plan.output().physical_extent()]
     } else {
@@ -186,8 +208,12 @@ pub fn run(args: &SliceArgs) -> Result<ExitCode, CliError> {
         }
         Ok(())
     };
-    // The kernel writes straight into the memory-mapped output file: no second copy.
-    chunks::run(&plan, data, file.data_mut(), &options, release)?;
+    match gpu {
+        // The kernel writes straight into the memory-mapped output file: no second copy.
+        None => chunks::run(&plan, data, file.data_mut(), &options, release)?,
+        // The GPU reads the bytes the plan touches and writes the output's element bytes back into the map.
+        Some(ctx) => stridekit_wgpu::slice1(ctx, &plan, data, file.data_mut())?,
+    }
     if args.print {
         print_elements(input.data_type, &shape, file.data_mut())?;
     }
