@@ -243,6 +243,14 @@ fn sweep_table_lists_the_distribution_and_the_worst_cases() {
     for want in ["roofline (", "geomean", "worst cases", "\"cases\": ["] {
         assert!(text.contains(want), "{want} in {text}");
     }
+    // A sweep of one case still ends with its summary and its worst case.
+    let mut args: Vec<&str> = SWEEP.to_vec();
+    args[2] = "1";
+    args.extend(["8K", "--json"]);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!((lines.len(), lines[1]["worst"]["cases"].as_array().map(Vec::len)), (2, Some(1)));
     // A sweep is bounded and checked like any run: sizes in the wrong order are refused.
     let mut args: Vec<&str> = SWEEP.to_vec();
     args[6] = "1M";

@@ -270,12 +270,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
     }
     if args.json {
-        if rows.len() > 1 {
+        if rows.len() > 1 || worst.is_some() {
             writeln!(out, "{}", report::summary_json(&rows, worst.as_deref()))?;
         }
     } else {
         report::table(&mut out, &rows)?;
-        if rows.len() > 1 {
+        if rows.len() > 1 || worst.is_some() {
             report::summary(&mut out, &rows, worst.as_deref())?;
         }
     }
