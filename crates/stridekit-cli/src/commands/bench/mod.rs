@@ -231,6 +231,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         )?;
     }
     let reps = args.reps.clamp(10, MAX_REPS);
+    // The machine, as the planner sees it: the figures PERFORMANCE.md quotes with every table.
+    let llc = ExecOptions::last_level_cache_bytes()
+        .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
+    eprintln!("machine: {} threads, last-level cache {llc} (detected)", ExecOptions::default().effective_threads());
     announce(&prepared, reps);
     let mut options = ExecOptions::with_threads(args.threads);
     if let Some(v) = args.nt_min_bytes {
