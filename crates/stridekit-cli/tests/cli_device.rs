@@ -41,3 +41,40 @@ fn gpu_output_equals_cpu_output() {
         assert_eq!(std::fs::read(&gpu).unwrap(), std::fs::read(&cpu).unwrap(), "{args:?}");
     }
 }
+
+#[test]
+fn bench_on_the_gpu_verifies_and_reports_the_device() {
+    // The DirectML doc example and a reversed u8 crop, as a case file; --json gives one object per case.
+    let dir = tempfile::tempdir().unwrap();
+    let cases = dir.path().join("cases.json");
+    std::fs::write(
+        &cases,
+        r#"[{"name": "doc", "dtype": "float32", "in_sizes": [1, 1, 4, 4], "in_strides": null,
+             "window_offsets": [0, 0, 0, 1], "window_sizes": [1, 1, 4, 3], "window_strides": [1, 1, -2, 2],
+             "out_sizes": [1, 1, 2, 2], "out_strides": null, "expect": [14, 16, 6, 8]},
+            {"name": "u8_flip", "dtype": "uint8", "in_sizes": [6, 9], "in_strides": null,
+             "window_offsets": [1, 2], "window_sizes": [5, 7], "window_strides": [-1, -2],
+             "out_sizes": [5, 4], "out_strides": [1, 5]}]"#,
+    )
+    .unwrap();
+    let o = run(&["bench", "--device", "gpu", "--cases", cases.to_str().unwrap(), "--reps", "2", "--json"]);
+    if !o.status.success() && stderr(&o).starts_with("error[gpu]: no GPU adapter") {
+        assert_ne!(std::env::var("STRIDEKIT_REQUIRE_GPU").as_deref(), Ok("1"), "{}", stderr(&o));
+        eprintln!("note: no GPU adapter here; skipping ({})", stderr(&o).trim());
+        return;
+    }
+    assert!(o.status.success(), "{}", stderr(&o));
+    let lines: Vec<serde_json::Value> = common::stdout(&o).lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2);
+    for line in &lines {
+        assert_eq!(line["device"], "gpu");
+        assert_eq!(line["verified"], true, "{line}");
+        assert!(line["adapter"].as_str().is_some_and(|a| !a.is_empty()));
+        assert!(line["kernel_s"].as_f64().is_some_and(|t| t > 0.0));
+        assert!(line["ratio_to_copy"].as_f64().is_some_and(|r| r > 0.0));
+    }
+    assert_eq!(lines[0]["expect_ok"], true);
+    // A sweep is a CPU roofline measurement.
+    let o = run(&["bench", "--device", "gpu", "--sweep", "2"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}

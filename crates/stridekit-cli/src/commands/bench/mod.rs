@@ -11,11 +11,13 @@
 //! before it starts, and every case reports its progress on stderr.
 
 mod cases;
+mod gpu;
 mod measure;
 mod report;
 mod roofline;
 mod sweep;
 
+use crate::commands::slice::Device;
 use crate::error::CliError;
 use crate::resources;
 use clap::Args;
@@ -76,6 +78,10 @@ pub struct BenchArgs {
     /// The memory a case may use (bytes, or with K, M, G, T), instead of MemAvailable.
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
+    /// Where the cases run: this machine's cores (against the roofline), or a GPU through wgpu (against the device's
+    /// own buffer copy; `--reps` is then the number of calls per timed batch, at most 100).
+    #[arg(long, value_enum, default_value_t = Device::Cpu)]
+    pub device: Device,
     /// Print one JSON object per case (and a summary line) instead of the table.
     #[arg(long)]
     pub json: bool,
@@ -230,6 +236,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
             &limit,
         )?;
     }
+    if args.device == Device::Gpu {
+        return run_gpu(args, &prepared);
+    }
     let reps = args.reps.clamp(10, MAX_REPS);
     // The machine, as the planner sees it: the figures PERFORMANCE.md quotes with every table.
     let llc = ExecOptions::last_level_cache_bytes()
@@ -284,6 +293,36 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(if rows.iter().all(measure::Row::ok) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// `--device gpu`: every case on the GPU, verified, against the device's buffer copy.
+fn run_gpu(args: &BenchArgs, prepared: &[Prepared]) -> Result<ExitCode, CliError> {
+    if args.sweep.is_some() {
+        return Err(CliError::Args(
+            "--sweep times cases against this machine's roofline; it runs on --device cpu only".into(),
+        ));
+    }
+    let ctx = stridekit_wgpu::GpuContext::shared()?;
+    let adapter = ctx.adapter().to_string();
+    eprintln!("device: gpu, adapter: {adapter}");
+    let batch = u32::try_from(args.reps).unwrap_or(gpu::MAX_BATCH);
+    let mut out = std::io::stdout().lock();
+    let mut rows = Vec::with_capacity(prepared.len());
+    let n = prepared.len();
+    for (i, p) in prepared.iter().enumerate() {
+        let name = report::escape(&p.case.name);
+        eprintln!("[{}/{n}] {name} ...", i + 1);
+        let row = gpu::bench_case(ctx, &p.case, &p.desc, &p.plan, batch)?;
+        if args.json {
+            writeln!(out, "{}", gpu::json_line(&row))?;
+            out.flush()?;
+        }
+        rows.push(row);
+    }
+    if !args.json {
+        gpu::table(&mut out, &adapter, &rows)?;
+    }
+    Ok(if rows.iter().all(gpu::GpuRow::ok) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
 }
 
 fn prepare(case: Slice1Case) -> Result<Prepared, CliError> {
