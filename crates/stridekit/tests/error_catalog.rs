@@ -319,7 +319,10 @@ fn render(entries: &[Entry]) -> String {
          - `error[io]`: a file cannot be read or written (exit code 1; the output file is written atomically, so an existing one is untouched; an existing output this user may not write is refused, not replaced).\n\
          - `error[memory]`: `stridekit slice`/`bench` would allocate more than is available (MemAvailable in /proc/meminfo, or `--max-memory`); both numbers are given, nothing is allocated (exit code 1).\n\
          - `error[disk]`: the output file would not fit the free space of its file system; both numbers are given, nothing is written (exit code 1).\n\
-         - Command-line window flags use the rule ids above and name the flag as typed: `error[R-S1-1]: --sizes (DirectML's InputWindowSizes) has 1 entries, but the input has 2 dimensions ...`; a default that is empty or does not exist says it was a default (`R-S1-3`, `R-S1-2`); an input .npy whose shape has a dimension beyond u32 is `error[R-BT-6]: <file>: dimension ...`.\n",
+         - Command-line window flags use the rule ids above and name the flag as typed: `error[R-S1-1]: --sizes (DirectML's InputWindowSizes) has 1 entries, but the input has 2 dimensions ...`; a default that is empty or does not exist says it was a default (`R-S1-3`, `R-S1-2`); an input .npy whose shape has a dimension beyond u32 is `error[R-BT-6]: <file>: dimension ...`.\n\
+         - `error[gpu]`: no GPU adapter or device (`--device gpu`, stridekit-wgpu), a device lost, or a wgpu validation or out-of-memory error caught by an error scope (exit code 1). Binding errors on the GPU are the rule ids above (R-BIND-1, R-BIND-2, D10).\n\
+         - `error[capi]`: a check only the C library makes (a null pointer argument returns E_POINTER; a null array or description inside a descriptor, a tensor type other than DML_TENSOR_TYPE_BUFFER, an operator other than DML_OPERATOR_SLICE/SLICE1, overlapping input and output buffers return E_INVALIDARG). `error[panic]`: an internal error caught at the C boundary (E_UNEXPECTED), never expected.\n\
+         - `error[address-space]`, `error[element-size]`: stridekit-cpu cannot address a plan's bytes on this machine (a 32-bit target with a tensor over 2 GiB), or was given a plan with an element size its kernels do not move (validated plans never carry one).\n",
     );
     s
 }
