@@ -68,10 +68,9 @@ pub fn cpu(name: &str) -> Option<Cpu> {
 /// `TotalTensorSizeInBytes + extra` bytes and compares the whole buffers (the conformance suite's check). Returns a
 /// description of the first mismatch.
 pub fn check_against_reference(desc: &Slice1Desc, input: &[u8], extra: usize) -> Result<(), String> {
-    for (name, options) in option_sets() {
-        conformance::check_case(&Cpu { name, options }, desc, input, extra)?;
-    }
-    Ok(())
+    let backends: Vec<Cpu> = option_sets().into_iter().map(|(name, options)| Cpu { name, options }).collect();
+    let backends: Vec<&dyn Backend> = backends.iter().map(|b| b as &dyn Backend).collect();
+    conformance::check_case_on(&backends, desc, input, extra)
 }
 
 /// `types`, or under Miri only its first and last entries.

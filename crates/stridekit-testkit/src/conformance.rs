@@ -140,20 +140,27 @@ fn desc_of(plan: &Slice1Plan) -> Slice1Desc {
 /// Runs the reference and the backend on sentinel-filled outputs of `TotalTensorSizeInBytes + extra` bytes and
 /// compares the whole buffers, padding included.
 pub fn check_case(backend: &dyn Backend, desc: &Slice1Desc, input: &[u8], extra: usize) -> Result<(), String> {
+    check_case_on(&[backend], desc, input, extra)
+}
+
+/// [`check_case`] for several backends (or configurations of one), running the reference once.
+pub fn check_case_on(backends: &[&dyn Backend], desc: &Slice1Desc, input: &[u8], extra: usize) -> Result<(), String> {
     let plan = desc.validate().map_err(|e| format!("invalid case: {e}"))?;
     let len = desc.output.total_tensor_size_in_bytes as usize + extra;
     let mut expected = vec![SENTINEL; len];
     crate::slice1_reference(desc, input, &mut expected).map_err(|e| e.to_string())?;
-    let mut actual = vec![SENTINEL; len];
-    backend.slice1(&plan, input, &mut actual).map_err(|e| format!("{}: {e}\n desc: {desc:?}", backend.name()))?;
-    if actual != expected {
-        let at = actual.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(0);
-        return Err(format!(
-            "{}: first difference at byte {at} of {len} (got {:#04x}, expected {:#04x})\n desc: {desc:?}",
-            backend.name(),
-            actual[at],
-            expected[at]
-        ));
+    for backend in backends {
+        let mut actual = vec![SENTINEL; len];
+        backend.slice1(&plan, input, &mut actual).map_err(|e| format!("{}: {e}\n desc: {desc:?}", backend.name()))?;
+        if actual != expected {
+            let at = actual.iter().zip(&expected).position(|(a, b)| a != b).unwrap_or(0);
+            return Err(format!(
+                "{}: first difference at byte {at} of {len} (got {:#04x}, expected {:#04x})\n desc: {desc:?}",
+                backend.name(),
+                actual[at],
+                expected[at]
+            ));
+        }
     }
     Ok(())
 }
