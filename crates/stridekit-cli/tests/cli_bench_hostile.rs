@@ -164,13 +164,7 @@ fn empty_case_lists_are_errors() {
 fn a_wrong_expectation_is_not_verified() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("expect.json");
-    let case = |expect: &str| {
-        format!(
-            r#"[{{"name": "doc", "dtype": "f32", "in_sizes": [1, 1, 4, 4], "in_strides": null,
-            "window_offsets": [0, 0, 0, 1], "window_sizes": [1, 1, 4, 3], "window_strides": [1, 1, -2, 2],
-            "out_sizes": [1, 1, 2, 2], "out_strides": null, "expect": {expect}}}]"#
-        )
-    };
+    let case = common::doc_case_with_expect;
     std::fs::write(&path, case("[14, 16, 6, 9]")).unwrap();
     let o = run(&["bench", "--cases", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));

@@ -55,3 +55,12 @@ pub fn npy(descr: &str, fortran: bool, shape: &[usize], data: &[u8]) -> Vec<u8> 
     out.extend_from_slice(data);
     out
 }
+
+/// A case file holding DirectML's Slice1 doc example (4x4 f32, output 14, 16, 6, 8) with `"expect": <expect>`.
+pub fn doc_case_with_expect(expect: &str) -> String {
+    format!(
+        r#"[{{"name": "doc", "dtype": "f32", "in_sizes": [1, 1, 4, 4], "in_strides": null,
+        "window_offsets": [0, 0, 0, 1], "window_sizes": [1, 1, 4, 3], "window_strides": [1, 1, -2, 2],
+        "out_sizes": [1, 1, 2, 2], "out_strides": null, "expect": {expect}}}]"#
+    )
+}
