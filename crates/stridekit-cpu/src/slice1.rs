@@ -106,10 +106,67 @@ impl PreparedSlice1 {
         kernels::execute(&self.program, input, output, &self.options)
     }
 
+    /// Runs on raw memory: the `input_len` bytes at `input` and the `output_len` bytes at `output`, each starting
+    /// at its tensor's first byte, with the same checks as [`execute`](Self::execute) (D10: each range holds every
+    /// byte the plan reads or writes; otherwise an error and nothing written).
+    ///
+    /// This is the entry point for memory that others may use at the same time, where a `&[u8]` / `&mut [u8]` over
+    /// the whole range would be undefined behaviour: a strided view such as NumPy's `big[::2]`, whose gaps are the
+    /// elements of `big[1::2]` that another thread writes meanwhile. No reference over either whole range is formed;
+    /// only the element bytes are read or written (and slices formed only over runs of contiguous elements).
+    ///
+    /// # Safety
+    /// For the whole call:
+    /// - `input .. input + input_len` lies inside one allocated object, and so does `output .. output + output_len`;
+    /// - the element bytes the plan reads (the input tensor's elements inside the window) are readable and nobody
+    ///   writes them;
+    /// - the element bytes the plan writes (every element of the output tensor) are writable and nobody else reads
+    ///   or writes them;
+    /// - no element byte read is an element byte written.
+    ///
+    /// The bytes between elements, padding, and bytes outside the elements may be read and written by others
+    /// meanwhile: the plan never touches them (D6).
+    ///
+    /// ```
+    /// use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
+    /// use stridekit_cpu::{ExecOptions, PreparedSlice1};
+    /// // Output: every other byte of `buffer` (strides [2]); the bytes between belong to someone else.
+    /// let desc = Slice1Desc {
+    ///     input: BufferTensorDesc::packed(DataType::Uint8, &[3]).unwrap(),
+    ///     output: BufferTensorDesc::new(DataType::Uint8, &[3], Some(&[2])).unwrap(),
+    ///     input_window_offsets: vec![0],
+    ///     input_window_sizes: vec![3],
+    ///     input_window_strides: vec![1],
+    /// };
+    /// let op = PreparedSlice1::new(&desc.validate().unwrap(), ExecOptions::with_threads(1)).unwrap();
+    /// let input = [1u8, 2, 3];
+    /// let mut buffer = [0u8; 5];
+    /// // SAFETY: both ranges are live local arrays that nothing else uses during the call.
+    /// unsafe { op.execute_raw(input.as_ptr(), input.len(), buffer.as_mut_ptr(), buffer.len()) }.unwrap();
+    /// assert_eq!(buffer, [1, 0, 2, 0, 3]);
+    /// ```
+    #[allow(unsafe_code)] // the raw entry point; the kernels are the only other unsafe code of the crate
+    pub unsafe fn execute_raw(
+        &self,
+        input: *const u8,
+        input_len: usize,
+        output: *mut u8,
+        output_len: usize,
+    ) -> Result<(), ExecError> {
+        self.check_host_lengths(input_len, output_len)?;
+        // SAFETY: the caller's contract is `kernels::execute_raw`'s.
+        unsafe { kernels::execute_raw(&self.program, input, input_len, output, output_len, &self.options) }
+    }
+
     /// D10: the host slices hold every byte the plan reads and writes.
     pub(crate) fn check_host_slices(&self, input: &[u8], output: &[u8]) -> Result<(), ExecError> {
-        check_host_buffer(TensorRole::Input, input.len() as u64, self.input_needed)?;
-        check_host_buffer(TensorRole::Output, output.len() as u64, self.output_needed)?;
+        self.check_host_lengths(input.len(), output.len())
+    }
+
+    /// D10 on lengths.
+    fn check_host_lengths(&self, input: usize, output: usize) -> Result<(), ExecError> {
+        check_host_buffer(TensorRole::Input, input as u64, self.input_needed)?;
+        check_host_buffer(TensorRole::Output, output as u64, self.output_needed)?;
         Ok(())
     }
 
@@ -127,5 +184,94 @@ impl PreparedSlice1 {
         let input = &input[input_range.start as usize..input_range.end as usize];
         let output = &mut output[output_range.start as usize..output_range.end as usize];
         kernels::execute(&self.program, input, output, &self.options)
+    }
+}
+
+#[cfg(test)]
+#[allow(unsafe_code)] // the raw entry point under test
+mod tests {
+    use super::*;
+    use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
+
+    /// Runs a Slice1 over u32 tensors (`in_strides` / `out_strides` in elements) with `execute_raw` while another
+    /// thread keeps writing the elements *between* the ones the plan touches (odd input indices, the output's gaps), as a
+    /// Python thread writes `big[1::2]` while stridekit fills `big[::2]`. Miri's race detector and aliasing model
+    /// flag any access, or reference, that reaches those bytes.
+    fn raw_with_a_gap_writer(n: u32, window_stride: i32, out_stride: u32, simd: bool) {
+        let desc = Slice1Desc {
+            input: BufferTensorDesc::new(DataType::Uint32, &[2 * n], None).unwrap(),
+            output: BufferTensorDesc::new(DataType::Uint32, &[n], Some(&[out_stride])).unwrap(),
+            input_window_offsets: vec![0],
+            input_window_sizes: vec![2 * n - 1],
+            input_window_strides: vec![window_stride],
+        };
+        let options = ExecOptions { simd, ..ExecOptions::with_threads(1) };
+        let op = PreparedSlice1::new(&desc.validate().unwrap(), options).unwrap();
+        let len = 2 * n as usize;
+        let input: Vec<u32> = (0..len as u32).collect();
+        let mut output = vec![u32::MAX; len];
+        let is_element = move |i: usize| i.is_multiple_of(out_stride as usize) && i < n as usize * out_stride as usize;
+        // Raw pointers only from here on: the two threads share both allocations.
+        let (src, dst) = (input.as_ptr() as usize, output.as_mut_ptr() as usize);
+        let other = move || {
+            for round in 0..3u32 {
+                for i in 0..len {
+                    // SAFETY: element i of a live buffer (joined below) that the plan does not touch: odd input
+                    // elements (the window reads even ones), output elements that are not the plan's.
+                    unsafe {
+                        if i % 2 == 1 {
+                            (src as *mut u32).add(i).write_volatile(7000 + round);
+                        }
+                        if !is_element(i) {
+                            (dst as *mut u32).add(i).write_volatile(9000 + round);
+                        }
+                    }
+                }
+            }
+        };
+        std::thread::scope(|s| {
+            s.spawn(other);
+            let bytes = len * 4;
+            // SAFETY: both ranges lie in their vectors, alive for the scope; the plan's element bytes (even u32s of
+            // each buffer, by the strides) are used by nobody else; the other thread writes only odd ones.
+            unsafe { op.execute_raw(src as *const u8, bytes, dst as *mut u8, bytes) }.unwrap();
+        });
+        let step = if window_stride > 0 { 2 } else { -2 };
+        let first = if window_stride > 0 { 0 } else { 2 * n as i64 - 2 };
+        for k in 0..n as usize {
+            assert_eq!(i64::from(output[k * out_stride as usize]), first + step * k as i64, "element {k}");
+        }
+        for i in (0..len).filter(|&i| !is_element(i)) {
+            assert_eq!(output[i], 9002, "byte {i} outside the elements was written by the plan");
+        }
+    }
+
+    #[test]
+    fn execute_raw_leaves_bytes_between_elements_to_others() {
+        for simd in [false, true] {
+            raw_with_a_gap_writer(24, 2, 1, simd); // gather: strided source, contiguous output
+            raw_with_a_gap_writer(24, -2, 1, simd); // gather backwards
+            raw_with_a_gap_writer(24, 2, 2, simd); // scatter: strided output, its gaps written by the other thread
+        }
+    }
+
+    #[test]
+    fn execute_raw_checks_lengths_d10() {
+        let desc = Slice1Desc {
+            input: BufferTensorDesc::packed(DataType::Uint8, &[4]).unwrap(),
+            output: BufferTensorDesc::packed(DataType::Uint8, &[4]).unwrap(),
+            input_window_offsets: vec![0],
+            input_window_sizes: vec![4],
+            input_window_strides: vec![1],
+        };
+        let op = PreparedSlice1::new(&desc.validate().unwrap(), ExecOptions::with_threads(1)).unwrap();
+        let (input, mut output) = ([1u8, 2, 3, 4], [0u8; 4]);
+        // SAFETY: the lengths given are at most the arrays' own; the checks refuse before any byte moves.
+        let short = unsafe { op.execute_raw(input.as_ptr(), 3, output.as_mut_ptr(), 4) };
+        assert!(matches!(short, Err(ExecError::Binding(stridekit::BindingError::HostBufferTooSmall { .. }))));
+        // SAFETY: as above.
+        let short = unsafe { op.execute_raw(input.as_ptr(), 4, output.as_mut_ptr(), 3) };
+        assert!(matches!(short, Err(ExecError::Binding(stridekit::BindingError::HostBufferTooSmall { .. }))));
+        assert_eq!(output, [0; 4]);
     }
 }

@@ -24,8 +24,8 @@ pub(super) struct Bases {
     pub dst: *mut u8,
 }
 
-// SAFETY: the pointers come from a `&[u8]` and a `&mut [u8]` borrowed for the whole call (the threads are joined
-// before `execute` returns). Threads only read through `src`, and write through `dst` to pairwise disjoint bytes
+// SAFETY: the pointers are the ranges `execute_raw`'s caller vouches for during the whole call (the threads are
+// joined before it returns). Threads only read through `src`, and write through `dst` to pairwise disjoint bytes
 // (the parts are disjoint sets of output coordinates and D1 makes their offsets distinct), so sharing them is
 // data-race free.
 unsafe impl Send for Bases {}
@@ -33,12 +33,39 @@ unsafe impl Send for Bases {}
 unsafe impl Sync for Bases {}
 
 /// Runs the program of `checked`, reading `src` and writing the element bytes of `dst` (nothing else). Fails,
-/// without touching `dst`, when the program reaches outside either slice.
+/// without touching `dst`, when the program reaches outside either slice. A thin wrapper over [`execute_raw`].
 pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &ExecOptions) -> Result<(), ExecError> {
+    // SAFETY: a shared slice is readable for its whole length and nobody writes it while it is borrowed; an
+    // exclusive slice is writable for its whole length and nobody else accesses it; both are single allocations,
+    // and they cannot overlap (`&` and `&mut` at once).
+    unsafe { execute_raw(checked, src.as_ptr(), src.len(), dst.as_mut_ptr(), dst.len(), options) }
+}
+
+/// Runs the program of `checked` on the `src_len` bytes at `src` (reads) and the `dst_len` bytes at `dst` (writes
+/// of its element bytes only). Fails, without touching `dst`, when the program reaches outside either range.
+///
+/// No reference is ever formed over either whole range: kernels form slices only over runs of contiguous elements
+/// they read or write, and address everything else through raw pointers, so the bytes between elements may belong
+/// to other arrays that others use meanwhile (a NumPy `a[::2]` whose gaps are `a[1::2]`).
+///
+/// # Safety
+/// - `src .. src + src_len` and `dst .. dst + dst_len` each lie inside one allocated object;
+/// - every element byte the program reads is readable and nobody writes it during the call;
+/// - every element byte the program writes is writable and nobody else reads or writes it during the call;
+/// - no element byte read is an element byte written.
+///
+/// Bytes between elements (and outside the elements) may be read and written by others during the call.
+pub(crate) unsafe fn execute_raw(
+    checked: &Checked,
+    src: *const u8,
+    src_len: usize,
+    dst: *mut u8,
+    dst_len: usize,
+    options: &ExecOptions,
+) -> Result<(), ExecError> {
     let p = &checked.program;
-    // The soundness check of the kernels (see `footprint`): every byte any kernel touches lies in the slices.
-    for (tensor, needed, len) in
-        [("InputTensor", checked.src_end, src.len()), ("OutputTensor", checked.dst_end, dst.len())]
+    // The soundness check of the kernels (see `footprint`): every byte any kernel touches lies in the ranges.
+    for (tensor, needed, len) in [("InputTensor", checked.src_end, src_len), ("OutputTensor", checked.dst_end, dst_len)]
     {
         if needed > len as u64 {
             return Err(ExecError::OutOfRange { tensor, needed, len: len as u64 });
@@ -50,20 +77,21 @@ pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &E
     }
     let simd = detect(options.simd);
     let bounds = Bounds {
-        src: (src.as_ptr() as usize, src.as_ptr() as usize + checked.src_end as usize),
-        dst: (dst.as_ptr() as usize, dst.as_ptr() as usize + checked.dst_end as usize),
+        src: (src as usize, src as usize + checked.src_end as usize),
+        dst: (dst as usize, dst as usize + checked.dst_end as usize),
     };
     let nt = p.streaming && simd != Simd::None;
     let ctx = Ctx { esize: p.esize, simd, nt, bounds };
     let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
-    // SAFETY: `src` is readable for `src.len()` bytes; adding `src_start` stays inside the slice because `check`
-    // proved `src_start < src_end` and the test above `src_end <= src.len()`.
-    let src = unsafe { src.as_ptr().add(p.src_start) };
-    // SAFETY: likewise for the output: `dst_start < dst_end <= dst.len()`.
-    let dst = unsafe { dst.as_mut_ptr().add(p.dst_start) };
+    // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
+    // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.
+    let src = unsafe { src.add(p.src_start) };
+    // SAFETY: likewise for the output: `dst_start < dst_end <= dst_len`.
+    let dst = unsafe { dst.add(p.dst_start) };
     let bases = Bases { src, dst };
     if parts <= 1 {
-        // SAFETY: the range test above covers every byte the whole program touches.
+        // SAFETY: the range test above covers every byte the whole program touches; the caller's contract makes
+        // those element bytes valid and unshared.
         unsafe { run_from(p, 0, bases.src, bases.dst, ctx) };
         if ctx.nt {
             fence();

@@ -24,25 +24,15 @@ pub(crate) unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, str
         }
     }
     let _ = (ctx, Simd::None);
-    let step = stride.unsigned_abs();
-    debug_assert!(step >= T::SIZE);
-    let span = (n - 1) * step + T::SIZE;
-    // The lowest source byte: the first element going forwards, the last going backwards.
-    let low = if stride < 0 { src.wrapping_sub(span - T::SIZE) } else { src };
-    // SAFETY: the footprint: `span` bytes from the lowest source element to the end of the highest; n elements
-    // at `dst`; no overlap.
-    let (src, dst) =
-        unsafe { (std::slice::from_raw_parts(low, span), std::slice::from_raw_parts_mut(dst, n * T::SIZE)) };
-    let dst = dst.chunks_exact_mut(T::SIZE);
-    if stride > 0 {
-        // Chunk i starts at element i; the last chunk is the last element (span = (n - 1) step + size).
-        for (d, s) in dst.zip(src.chunks(step)) {
-            d.copy_from_slice(&s[..T::SIZE]);
-        }
-    } else {
-        // From the end: chunk i ends with element i; the last chunk is exactly the lowest element.
-        for (d, s) in dst.zip(src.rchunks(step)) {
-            d.copy_from_slice(&s[s.len() - T::SIZE..]);
+    debug_assert!(stride.unsigned_abs() >= T::SIZE);
+    // The bytes between source elements may belong to someone else (another array's elements, written meanwhile):
+    // no slice may span them, so each element is its own unaligned read. The destination is exactly the n elements.
+    for i in 0..n {
+        // SAFETY: element i of the caller's ranges: the source element at `i * stride` bytes, and destination
+        // element i of the n contiguous ones at `dst`; the sides do not overlap.
+        unsafe {
+            let value = src.offset(i as isize * stride).cast::<T>().read_unaligned();
+            dst.add(i * T::SIZE).cast::<T>().write_unaligned(value);
         }
     }
 }
