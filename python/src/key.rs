@@ -9,6 +9,7 @@ use pyo3::types::{PyBool, PyEllipsis, PyInt, PySlice, PyString, PyTuple};
 use stridekit::frontends::numpy::{IndexItem, NumpyError, NumpyIndex, parse_numpy_index};
 
 /// A parsed key.
+#[derive(PartialEq, Eq, Hash, Default)]
 pub struct Key {
     /// The items other than `None`, for the model.
     pub index: NumpyIndex,

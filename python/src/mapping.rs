@@ -48,11 +48,16 @@ pub fn is_writeable(array: &Bound<'_, PyUntypedArray>) -> bool {
     unsafe { (*fields(array)).flags & NPY_ARRAY_WRITEABLE != 0 }
 }
 
-/// Describes `array` (item size `itemsize`) in place.
+/// The array's data pointer (the address of its element 0, 0, ...).
 #[allow(unsafe_code)]
+pub fn data(array: &Bound<'_, PyUntypedArray>) -> *mut u8 {
+    // SAFETY: see `fields`; `data` is a plain pointer field read under the GIL.
+    unsafe { (*fields(array)).data }.cast::<u8>()
+}
+
+/// Describes `array` (item size `itemsize`) in place.
 pub fn map(array: &Bound<'_, PyUntypedArray>, itemsize: usize) -> Result<Mapped, NotMappable> {
-    // SAFETY: see `fields`; `data` is the array's data pointer, read under the GIL.
-    let data = unsafe { (*fields(array)).data }.cast::<u8>();
+    let data = data(array);
     let shape = array.shape();
     let byte_strides = array.strides();
     let rank = shape.len();

@@ -1,9 +1,9 @@
 //! `slice1`, `slice` and `index`: describe, validate, copy.
 
-use crate::cache::{self, Desc};
+use crate::cache::{self, Desc, IndexEntry, IndexKey};
 use crate::dtype;
 use crate::errors::{numpy_error, rule_error, slice_error, tensor_error};
-use crate::key::{self, ResultAxis};
+use crate::key::{self, Key, ResultAxis};
 use crate::mapping::{self, Mapped, NotMappable};
 use crate::window::{Axis, fold};
 use numpy::npyffi::{self, NpyTypes, PY_ARRAY_API, npy_intp};
@@ -123,19 +123,19 @@ fn dword_round(bytes: usize) -> u64 {
     (bytes as u64).div_ceil(4) * 4
 }
 
-/// Maps `a`, copying it to C order only when its strides are not multiples of the item size.
+/// Maps `a`, copying it to C order only when its strides are not multiples of the item size (then `true`).
 fn map_input<'py>(
     py: Python<'py>,
     a: Bound<'py, PyUntypedArray>,
     itemsize: usize,
-) -> PyResult<(Bound<'py, PyUntypedArray>, Mapped)> {
+) -> PyResult<(Bound<'py, PyUntypedArray>, Mapped, bool)> {
     match mapping::map(&a, itemsize) {
-        Ok(m) => Ok((a, m)),
+        Ok(m) => Ok((a, m, false)),
         Err(NotMappable::Unaligned) => {
             let copy: Bound<'py, PyUntypedArray> =
                 py.import(intern!(py, "numpy"))?.call_method1(intern!(py, "ascontiguousarray"), (a,))?.cast_into()?;
             let m = mapping::map(&copy, itemsize).map_err(|_| PyValueError::new_err("stridekit: cannot map a copy"))?;
-            Ok((copy, m))
+            Ok((copy, m, true))
         }
     }
 }
@@ -230,6 +230,36 @@ fn empty_like<'py>(
     Ok(any.cast_into()?)
 }
 
+/// Memory of mapped arrays as plain addresses: a raw pointer is not `Send`, and the detached closure must be.
+#[derive(Clone, Copy)]
+struct Ranges {
+    input: (usize, usize),
+    output: (usize, usize),
+}
+
+/// Runs `op` from `input`'s memory into `output`'s, with the GIL released for copies of at least
+/// [`DETACH_MIN_BYTES`].
+///
+/// No Rust reference is ever formed over either array's memory: the byte hull of a strided view (`big[::2]`)
+/// includes the elements of other arrays (`big[1::2]`) that another Python thread may write meanwhile, so the copy
+/// goes through [`PreparedSlice1::execute_raw`], which touches element bytes only.
+#[allow(unsafe_code)]
+fn run(py: Python<'_>, op: &PreparedSlice1, input: (*mut u8, usize), output: (*mut u8, usize)) -> PyResult<()> {
+    let ranges = Ranges { input: (input.0 as usize, input.1), output: (output.0 as usize, output.1) };
+    let copy = move || {
+        let Ranges { input: (src, src_len), output: (dst, dst_len) } = ranges;
+        // SAFETY: `src .. + src_len` is the hull of the input array's elements and `dst .. + dst_len` that of the
+        // output's (mapping::map, or the same figures remembered for an array of the same shape and strides), each
+        // inside its array's allocation, which the caller keeps alive (it holds both arrays) for the call. The output is a fresh array or a writeable `out` that shares no element with the
+        // input (checked before). As with any NumPy routine that releases the GIL, the caller's program must not
+        // write the input's or touch the output's elements from another thread meanwhile; bytes between elements
+        // may be used freely by others, since `execute_raw` reads and writes element bytes only.
+        unsafe { op.execute_raw(src as *const u8, src_len, dst as *mut u8, dst_len) }
+    };
+    // Releasing and re-taking the GIL costs about as much as copying a few KiB: small copies keep it.
+    if output.1 < DETACH_MIN_BYTES { copy() } else { py.detach(copy) }.map_err(|e| exec_error(py, &e))
+}
+
 fn exec_error(py: Python<'_>, e: &ExecError) -> PyErr {
     rule_error(py, e.rule(), e.to_string())
 }
@@ -243,8 +273,9 @@ fn validate(desc: &Desc) -> Result<Slice1Plan, stridekit::SliceError> {
 }
 
 /// Validates and runs `params` on `a`, writing `out` (whose NumPy shape is `result_shape`; `out_axes` maps Slice1
-/// output axes to its axes) or a fresh array of `result_shape`.
-#[allow(clippy::too_many_arguments, unsafe_code)]
+/// output axes to its axes) or a fresh array of `result_shape`. `remember`: the key under which a successful call
+/// without `out` that read `a` in place stores what it computed (`stridekit.index`'s fast path).
+#[allow(clippy::too_many_arguments)]
 fn execute<'py>(
     py: Python<'py>,
     a: Bound<'py, PyUntypedArray>,
@@ -255,11 +286,12 @@ fn execute<'py>(
     out: Option<Bound<'py, PyAny>>,
     threads: Option<usize>,
     window_checked: bool,
+    remember: Option<IndexKey>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let options = options(threads)?;
     let descr = a.dtype();
     let itemsize = descr.itemsize();
-    let (a, input) = map_input(py, a, itemsize)?;
+    let (a, input, copied) = map_input(py, a, itemsize)?;
     let output = prepare_out(py, out, &descr, result_shape, out_axes)?;
     let input_desc = BufferTensorDesc {
         data_type,
@@ -336,19 +368,14 @@ fn execute<'py>(
             (fresh, m, array.is_some())
         }
     };
-    // SAFETY: `input.base .. + input.len` is the memory of `a`'s elements (mapping::map), alive while `a` is; the
-    // output range is `target`'s elements, writeable, disjoint from the input (checked above, or freshly allocated).
-    // Other Python threads may touch these arrays while the GIL is released, as with any NumPy C routine; the kernels
-    // read and write only inside these ranges (PreparedSlice1 checks the plan against their lengths).
-    let (src, dst) = unsafe {
-        (
-            std::slice::from_raw_parts(input.base.cast_const(), input.len),
-            std::slice::from_raw_parts_mut(out_mapped.base, out_mapped.len),
-        )
-    };
-    // Releasing and re-taking the GIL costs about as much as copying a few KiB: small copies keep it.
-    if dst.len() < DETACH_MIN_BYTES { op.execute(src, dst) } else { py.detach(|| op.execute(src, dst)) }
-        .map_err(|e| exec_error(py, &e))?;
+    run(py, &op, (input.base, input.len), (out_mapped.base, out_mapped.len))?;
+    if let Some(key) = remember
+        && output.array.is_none()
+        && !copied
+    {
+        let low = (input.base as isize).wrapping_sub(mapping::data(&a) as isize);
+        cache::remember_index(key, IndexEntry { op, result_shape: result_shape.to_vec(), low, len: input.len });
+    }
     drop(a);
     if copy_back {
         let out = output.array.expect("copy_back implies out");
@@ -356,6 +383,21 @@ fn execute<'py>(
         return Ok(out.into_any());
     }
     Ok(target.into_any())
+}
+
+/// `stridekit.index` for a (type, shape, strides, key, threads) seen before: allocate the result, copy.
+fn index_again<'py>(
+    py: Python<'py>,
+    a: &Bound<'py, PyUntypedArray>,
+    descr: &Bound<'py, PyArrayDescr>,
+    entry: &IndexEntry,
+) -> PyResult<Bound<'py, PyAny>> {
+    let fresh = empty_like(py, descr, &entry.result_shape)?;
+    let count: u64 = entry.result_shape.iter().product();
+    let input = (mapping::data(a).wrapping_offset(entry.low), entry.len);
+    let output = (mapping::data(&fresh), count as usize * descr.itemsize());
+    run(py, &entry.op, input, output)?;
+    Ok(fresh.into_any())
 }
 
 /// DML_SLICE1 on `a`.
@@ -387,7 +429,7 @@ pub fn slice1<'py>(
     let shape: Vec<u64> = output_sizes.iter().map(|&n| u64::from(n)).collect();
     let axes: Vec<Option<usize>> = (0..shape.len()).map(Some).collect();
     let params = Params::Slice1 { offsets, sizes, strides, output_sizes };
-    execute(py, a, data_type, &params, &shape, &axes, out, threads, false)
+    execute(py, a, data_type, &params, &shape, &axes, out, threads, false, None)
 }
 
 /// DML_SLICE (version 0) on `a`.
@@ -408,7 +450,7 @@ pub fn slice<'py>(
     let shape: Vec<u64> = sizes.iter().map(|&n| u64::from(n)).collect();
     let axes: Vec<Option<usize>> = (0..shape.len()).map(Some).collect();
     let params = Params::Slice { offsets, sizes, strides };
-    execute(py, a, data_type, &params, &shape, &axes, out, threads, false)
+    execute(py, a, data_type, &params, &shape, &axes, out, threads, false, None)
 }
 
 /// `numpy.ascontiguousarray(a[key])` for a basic index.
@@ -422,8 +464,23 @@ pub fn index<'py>(
     threads: Option<usize>,
 ) -> PyResult<Bound<'py, PyAny>> {
     let a = as_array(py, a)?;
-    let data_type = dtype::of_descr(&a.dtype(), "the input")?;
-    let key = key::parse(py, key)?;
+    let descr = a.dtype();
+    let data_type = dtype::of_descr(&descr, "the input")?;
+    let parsed = key::parse(py, key)?;
+    // Without `out`, a repeated (type, shape, strides, key, threads) skips straight to the copy.
+    let (mut remember, with_out) = (None, out.is_some());
+    let key = if with_out {
+        parsed
+    } else {
+        let ikey =
+            IndexKey { data_type, shape: a.shape().to_vec(), strides: a.strides().to_vec(), key: parsed, threads };
+        if let Some(entry) = cache::index_entry(&ikey) {
+            return index_again(py, &a, &descr, &entry);
+        }
+        remember = Some(ikey);
+        Key::default()
+    };
+    let key = remember.as_ref().map_or(&key, |ikey| &ikey.key);
     let shape: Vec<u64> = a.shape().iter().map(|&n| n as u64).collect();
     let outcome = key.index.resolve(&shape).map_err(|e| numpy_error(py, &e))?;
     let integer_axes = key.index.integer_axes(shape.len()).map_err(|e| numpy_error(py, &e))?;
@@ -451,7 +508,7 @@ pub fn index<'py>(
                 output_sizes: p.output_sizes,
             };
             // The front end's window satisfies R-S1-2..5 by construction: no need to check the caller's numbers.
-            execute(py, a, data_type, &params, &result_shape, &out_axes, out, threads, true)
+            execute(py, a, data_type, &params, &result_shape, &out_axes, out, threads, true, remember)
         }
         SliceOutcome::Empty { output_shape } => {
             // D11: an empty selection gives an empty result, after every rule a non-empty one gets (the model's

@@ -58,3 +58,41 @@ def test_byte_exact_inputs_d10():
         a = np.arange(n, dtype=np.uint8)
         np.testing.assert_array_equal(stridekit.index(a, np.s_[::-1]), a[::-1])
         np.testing.assert_array_equal(stridekit.slice1(a, [0], [n], [-1]), a[::-1])
+
+
+def test_out_interleaved_with_memory_another_thread_writes():
+    # The copy writes out=big[::2] with the GIL released while another Python thread writes big[1::2]: the gaps of
+    # the output belong to the other thread, so stridekit must neither write them nor hold a Rust reference over
+    # them (execute_raw). Each thread checks its own elements after every write.
+    n = 1 << 18  # 1 MiB of output: well above the size from which the copy releases the GIL
+    big = np.zeros(2 * n, np.uint32)
+    src = np.arange(n, dtype=np.uint32)
+    start = threading.Barrier(2)
+    errors = []
+
+    def slicer():
+        try:
+            start.wait()
+            for i in range(30):
+                stridekit.slice1(src + i, [0], [n], [1], out=big[::2], threads=2)
+                np.testing.assert_array_equal(big[::2], src + i)
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    def writer():
+        try:
+            start.wait()
+            for i in range(30):
+                big[1::2] = 1000 + i
+                assert (big[1::2] == 1000 + i).all()
+        except Exception as e:  # pragma: no cover - reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=slicer), threading.Thread(target=writer)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors, errors
+    np.testing.assert_array_equal(big[::2], src + 29)
+    assert (big[1::2] == 1029).all()
