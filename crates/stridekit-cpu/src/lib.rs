@@ -33,6 +33,7 @@ mod options;
 mod planner;
 mod slice1;
 mod stream;
+mod table;
 
 pub use buffer::{CPU_BUFFER_ALIGNMENT, CpuBuffer};
 pub use error::ExecError;

@@ -16,8 +16,22 @@
 //!    executed once and then copied block by block.
 
 use crate::ExecOptions;
-use crate::kernels::SHORT_ROW_MAX_BYTES;
+use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall};
+use crate::table::{SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
+use std::sync::Arc;
 use stridekit::Slice1Plan;
+
+/// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather,
+/// reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], or a short copy under a broadcast (the short-row
+/// kernel takes the other short copies). Only with dimensions around it (`outer`): a single small call is cheap.
+fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
+    outer
+        && match inner {
+            Inner::Gather { n, .. } | Inner::Reverse { n } | Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
+            Inner::Copy { bytes } => bytes <= SMALL_RUN_MAX_BYTES,
+            _ => false,
+        }
+}
 
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
 #[derive(Debug, Clone, Copy)]
@@ -56,6 +70,8 @@ pub(crate) enum Inner {
     Rows { rows: usize, bytes: usize, src: isize, dst: isize },
     /// Both sides strided.
     Scatter { n: usize, src: isize, dst: isize },
+    /// Small blocks through a table of source offsets ([`crate::table`]), the program's `table`.
+    Table(TableCall),
 }
 
 /// A normalised copy.
@@ -78,6 +94,8 @@ pub(crate) struct Program {
     pub inner_dst_contiguous: bool,
     /// Bytes of destination covered by one inner kernel call, when contiguous.
     pub inner_block_bytes: usize,
+    /// The table of [`Inner::Table`] (shared by the clones of a prepared operator).
+    pub table: Option<Arc<Table>>,
 }
 
 impl Program {
@@ -122,6 +140,29 @@ impl Program {
             }
             (dst, src) => Inner::Scatter { n, src: bytes(src)?, dst: bytes(dst)? },
         };
+        // Step 1b: small runs that are not plain copies go through a table with the dimensions around them.
+        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) {
+            true => {
+                let mut tdims: Vec<TDim> =
+                    dims.iter().chain([&inner_dim]).map(|d| TDim { n: d.n, src: d.src, dst: d.dst }).collect();
+                match TablePlan::build(&mut tdims, esize, options.simd) {
+                    Some(t) => {
+                        dims.truncate(tdims.len());
+                        let call = TableCall {
+                            rows: t.rows,
+                            row_src: t.row_src,
+                            row_dst: t.row_dst,
+                            per: t.per,
+                            block: t.block,
+                            hull: t.hull,
+                        };
+                        (Inner::Table(call), Some(Arc::new(t.table)), t.shift)
+                    }
+                    None => (inner, None, 0),
+                }
+            }
+            false => (inner, None, 0),
+        };
         let (inner_dst_contiguous, inner_block_bytes) = match inner {
             Inner::Copy { bytes } => (true, bytes),
             Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } => (true, n * esize),
@@ -132,6 +173,10 @@ impl Program {
                 (usize::try_from(dst).ok() == Some(bytes), rows.checked_mul(bytes)?)
             }
             Inner::Scatter { n, .. } => (n == 1, esize),
+            Inner::Table(c) => (
+                c.rows == 1 || c.row_dst == c.block as isize * e as isize,
+                c.rows.checked_mul(c.block)?.checked_mul(esize)?,
+            ),
         };
         let mut outer = Vec::with_capacity(dims.len());
         for d in &dims {
@@ -139,7 +184,8 @@ impl Program {
         }
         let out_bytes = usize::try_from(copy.element_count()).ok()?.checked_mul(esize)?;
         // Step 2: flip backward outer loops when streaming stores will be used.
-        let mut src_start = isize::try_from(usize::try_from(copy.input_start()).ok()?.checked_mul(esize)?).ok()?;
+        let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift)?;
+        let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = 0isize;
         let streaming = options.simd && moved_bytes(&copy) >= options.non_temporal_min_bytes as u64;
         if streaming {
@@ -171,6 +217,7 @@ impl Program {
             streaming,
             inner_dst_contiguous,
             inner_block_bytes,
+            table,
         })
     }
 }
@@ -219,9 +266,14 @@ mod tests {
         let p = compile(f32, &[2, 3, 4], None, &[1, 1, 1], &[2, 3, 4], None);
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Copy { bytes: 96 }));
         // Horizontal flip.
+        let p = compile(DataType::Uint8, &[3, 256], None, &[1, -1], &[3, 256], None);
+        assert_eq!(p.inner, Inner::Reverse { n: 256 });
+        assert_eq!(p.src_start, 255);
+        // Horizontal flip of short rows: all three rows in one table block, the source pointer at the lowest byte.
         let p = compile(DataType::Uint8, &[3, 64], None, &[1, -1], &[3, 64], None);
-        assert_eq!(p.inner, Inner::Reverse { n: 64 });
-        assert_eq!(p.src_start, 63);
+        let call = TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 192, hull: 192 };
+        assert_eq!((p.outer.len(), p.inner, p.src_start), (0, Inner::Table(call), 0));
+        assert_eq!(p.table.as_ref().unwrap().offsets[..3], [63, 62, 61]);
         // Stride 2 gather: the rows merge too (32 x 2 = the row pitch 64).
         let p = compile(f32, &[4, 64], None, &[1, 2], &[4, 32], None);
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Gather { n: 128, src: 8 }));
@@ -230,9 +282,13 @@ mod tests {
         assert_eq!(p.inner, Inner::Transpose { na: 32, a_dst: 128, nb: 32, b_src: 128 });
         assert_eq!(p.outer.len(), 1);
         // Row broadcast: one outer loop, replicated.
+        let p = compile(f32, &[8, 4, 32], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 32], None);
+        assert_eq!(p.inner, Inner::Copy { bytes: 128 });
+        assert_eq!(p.outer, [Dim { n: 32, src: 0, dst: 128, replicate: true }]);
+        // Short rows under a broadcast: a table pass of 16 rows, computed once and copied.
         let p = compile(f32, &[8, 4, 16], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 16], None);
-        assert_eq!(p.inner, Inner::Copy { bytes: 64 });
-        assert_eq!(p.outer, [Dim { n: 32, src: 0, dst: 64, replicate: true }]);
+        let call = TableCall { rows: 32, row_src: 0, row_dst: 64, per: 16, block: 16, hull: 64 };
+        assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
         // Channel broadcast: a fill per channel.
         let p = compile(f32, &[2, 3, 4, 5], Some(&[0, 1, 0, 0]), &[1; 4], &[2, 3, 4, 5], None);
         assert_eq!(p.inner, Inner::Fill { n: 20 });

@@ -171,3 +171,28 @@ fn short_rows_under_strided_reversed_and_padded_dimensions() {
         }
     }
 }
+
+#[test]
+fn small_runs_through_tables() {
+    // Gathers, reversed runs and broadcast elements of 2-8 elements under many rows (several table passes and a
+    // partial one; long enough for the streaming stage), rows forwards and backwards, into contiguous and padded
+    // outputs, and short runs under a broadcast row (one pass computed, then copied).
+    let rows: u32 = if cfg!(miri) { 24 } else { 700 };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        for n in [2u32, 3, 5, 8] {
+            for s in [2i32, -1, 3, -2] {
+                let width = (n - 1) * s.unsigned_abs() + 1 + 2;
+                for rs in [1i32, -1] {
+                    let out = [rows, n];
+                    case(dt, &[rows, width], None, &[0, 1], &[rows, width - 1], &[rs, s], &out, None);
+                    case(dt, &[rows, width], None, &[0, 1], &[rows, width - 1], &[rs, s], &out, Some(&[n + 3, 1]));
+                }
+            }
+            // Each row's element broadcast n times (a fill of n), and a short row under a broadcast row.
+            case(dt, &[rows, n], Some(&[1, 0]), &[0, 0], &[rows, n], &[1, 1], &[rows, n], None);
+            case(dt, &[rows, n], Some(&[0, 1]), &[0, 0], &[rows, n], &[1, -1], &[rows, n], None);
+            // Two dimensions in the block: 3-element pixels in reversed 4-pixel groups, every other group.
+            case(dt, &[rows, 8, 3], None, &[0; 3], &[rows, 8, 3], &[1, 2, -1], &[rows, 4, 3], None);
+        }
+    }
+}

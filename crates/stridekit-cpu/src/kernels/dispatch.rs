@@ -2,10 +2,11 @@
 //! kernel, with replication of broadcast blocks), the threads, and the choice of each kernel.
 
 use super::footprint::{Bounds, Checked};
-use super::portable::{copy, fill, gather, reverse, rows, scatter, transpose};
+use super::portable::{copy, fill, gather, reverse, rows, scatter, table, transpose};
 use super::split::{Split, for_each_part};
 use super::{Ctx, Simd, by_size};
 use crate::planner::{Dim, Inner, Program};
+use crate::table::Table;
 use crate::{ExecError, ExecOptions};
 
 fn detect(enabled: bool) -> Simd {
@@ -120,7 +121,7 @@ pub(super) fn fence() {
 pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate }) = p.outer.get(level) else {
         // SAFETY: the caller's contract covers the inner kernel.
-        unsafe { run_inner(p.inner, src, dst, ctx) };
+        unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
         return;
     };
     if replicate {
@@ -152,12 +153,12 @@ pub(super) unsafe fn copy_block(from: *const u8, to: *mut u8, len: usize, ctx: C
     unsafe { copy::copy_bytes(from, to, len, ctx) };
 }
 
-/// Runs one inner kernel.
+/// Runs one inner kernel (`table`: the program's table, for [`Inner::Table`]).
 ///
 /// # Safety
 /// The bytes `inner` reaches from `src` (reads) and `dst` (writes), as its footprint counts them, are valid and
-/// do not overlap.
-pub(super) unsafe fn run_inner(inner: Inner, src: *const u8, dst: *mut u8, ctx: Ctx) {
+/// do not overlap; `table` is the table the planner built with `inner`'s numbers.
+pub(super) unsafe fn run_inner(inner: Inner, table: Option<&Table>, src: *const u8, dst: *mut u8, ctx: Ctx) {
     ctx.bounds.debug_check(inner, ctx.esize, src, dst);
     // SAFETY: for every arm, the forwarded contract; each kernel touches exactly the bytes its footprint counts.
     unsafe {
@@ -171,6 +172,12 @@ pub(super) unsafe fn run_inner(inner: Inner, src: *const u8, dst: *mut u8, ctx: 
             }
             Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d, ctx),
             Inner::Scatter { n, src: s, dst: d } => by_size!(ctx.esize, scatter::scatter, src, dst, n, s, d),
+            // `check` refuses a table call without its table, so a `Checked` program always has one here.
+            Inner::Table(call) => {
+                if let Some(t) = table {
+                    by_size!(ctx.esize, table::table, src, dst, call, t, ctx)
+                }
+            }
         }
     }
 }

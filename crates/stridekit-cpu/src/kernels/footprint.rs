@@ -35,6 +35,7 @@ impl Inner {
             Inner::Transpose { na, a_dst, nb, b_src } => portable::transpose::footprint(na, a_dst, nb, b_src, esize),
             Inner::Rows { rows, bytes, src, dst } => portable::rows::footprint(rows, bytes, src, dst, esize),
             Inner::Scatter { n, src, dst } => portable::scatter::footprint(n, src, dst),
+            Inner::Table(call) => portable::table::footprint(call, esize),
         }
     }
 }
@@ -63,6 +64,12 @@ pub(crate) struct Checked {
 /// Computes the byte ranges `program` reaches. `None` when a range starts below 0 or does not fit in `u64`, which
 /// a validated plan never produces.
 pub(crate) fn check(program: Program) -> Option<Checked> {
+    if let Inner::Table(call) = program.inner {
+        // The table kernel trusts its table: it must be there and match the call's numbers.
+        if !portable::table::consistent(call, program.table.as_deref()?, program.esize) {
+            return None;
+        }
+    }
     let inner = program.inner.footprint(program.esize);
     let mut ends = [0u64; 2];
     for (side, end) in ends.iter_mut().enumerate() {

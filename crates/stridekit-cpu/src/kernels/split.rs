@@ -4,6 +4,7 @@
 
 use super::Ctx;
 use super::dispatch::{Bases, copy_block, fence, run_from, run_inner};
+use super::portable::table::TableCall;
 use crate::planner::{Inner, Program};
 
 /// Runs `f(0) .. f(parts - 1)` on rayon's pool by recursive `rayon::join` (no allocation).
@@ -27,6 +28,7 @@ pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
         Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } | Inner::Scatter { n, .. } => (n, 64),
         Inner::Transpose { na, .. } => (na, 8),
         Inner::Rows { rows, .. } => (rows, 16),
+        Inner::Table(c) => (c.rows, c.per),
     }
 }
 
@@ -79,6 +81,7 @@ impl Split {
             }
             Inner::Rows { bytes, src, dst, .. } => (Inner::Rows { rows: count, bytes, src, dst }, so * src, d_o * dst),
             Inner::Scatter { src, dst, .. } => (Inner::Scatter { n: count, src, dst }, so * src, d_o * dst),
+            Inner::Table(c) => (Inner::Table(TableCall { rows: count, ..c }), so * c.row_src, d_o * c.row_dst),
         }
     }
 
@@ -96,7 +99,7 @@ impl Split {
             let (inner, so, d_o) = Self::sub_kernel(p.inner, a, b, ctx.esize);
             // SAFETY: the sub-range [a, b) of the inner kernel's count reaches a subset of the bytes of the whole
             // kernel (run_inner re-checks its footprint in debug builds).
-            unsafe { run_inner(inner, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
+            unsafe { run_inner(inner, p.table.as_deref(), bases.src.offset(so), bases.dst.offset(d_o), ctx) };
         } else {
             let levels = &p.outer[..self.levels];
             // The odometer over the flattened prefix levels, started at index `a`.

@@ -13,4 +13,5 @@ pub(crate) mod gather;
 pub(crate) mod reverse;
 pub(crate) mod rows;
 pub(crate) mod scatter;
+pub(crate) mod table;
 pub(crate) mod transpose;

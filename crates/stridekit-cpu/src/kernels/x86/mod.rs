@@ -13,6 +13,7 @@ mod narrow;
 mod reverse;
 mod rows;
 mod store;
+mod table;
 mod tiles;
 mod transpose;
 
@@ -23,4 +24,5 @@ pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
+pub(crate) use table::table_chunks;
 pub(crate) use transpose::transpose_avx2;

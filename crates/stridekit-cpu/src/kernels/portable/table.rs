@@ -1,0 +1,157 @@
+//! The table kernel: small blocks whose source offsets were computed when the operator was prepared
+//! ([`crate::table`]). `rows` rows of `block` elements: row `r` reads from `src + r * row_src` at the table's
+//! offsets and writes `block` contiguous elements at `dst + r * row_dst`. Rows are taken `per` at a time (a pass);
+//! a full pass uses the shuffle form when there is one (x86), the last partial pass and everything else walk the
+//! offsets. A broadcast row dimension (`row_src == 0`, contiguous destination) computes one pass and copies it.
+
+use super::copy::copy_bytes;
+use crate::kernels::footprint::{Footprint, HERE};
+#[cfg(target_arch = "x86_64")]
+use crate::kernels::x86;
+use crate::kernels::{Ctx, Elem, Simd};
+use crate::table::{Table, pass_interval};
+
+/// The numbers of one call (the fields of `Inner::Table`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct TableCall {
+    pub rows: usize,
+    pub row_src: isize,
+    pub row_dst: isize,
+    pub per: usize,
+    pub block: usize,
+    pub hull: usize,
+}
+
+/// One call reads, per row, bytes within the block's hull (from the shifted source pointer) and writes the
+/// block's elements contiguously.
+pub(crate) fn footprint(c: TableCall, esize: usize) -> Footprint {
+    let hull = if c.hull > esize { (2, (c.hull - esize) as isize) } else { HERE };
+    Footprint { src: [(c.rows, c.row_src), hull], dst: [(c.rows, c.row_dst), (c.block, esize as isize)] }
+}
+
+/// Whether `t` is a table for the numbers of `c` on `esize`-byte elements: the invariants the kernel's loads and
+/// stores rely on, checked once by [`check`](crate::kernels::check) so that no call can run a table that does not
+/// match its numbers (every offset of a pass inside the pass interval, the windows inside it too, the chunks
+/// covering exactly one pass, several rows per pass only over a contiguous destination).
+pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
+    let (lo, hi) = pass_interval(c.per, c.row_src, c.hull);
+    let pass_bytes = c.per * c.block * esize;
+    let offsets = t.offsets.len() == c.per * c.block
+        && c.per >= 1
+        && c.block >= 1
+        && c.hull >= esize
+        && (c.per == 1 || c.row_dst == (c.block * esize) as isize)
+        && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
+    let chunks = t.chunks.as_ref().is_none_or(|ch| {
+        matches!(ch.windows, 1 | 2 | 4)
+            && pass_bytes >= 16
+            && ch.starts.len() == pass_bytes.div_ceil(16) * ch.windows
+            && ch.masks.len() == ch.starts.len()
+            && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 16 <= hi)
+    });
+    offsets && chunks
+}
+
+/// Bytes of the L1-resident block that passes bound for streaming stores are assembled in.
+const STAGE_BYTES: usize = 4096;
+
+/// Runs the call `c` with the table `t`.
+///
+/// # Safety
+/// The footprint of `c` from `src` and `dst` is valid and the sides do not overlap; `t` is the table built with
+/// the numbers of `c` (so every offset of a pass lies in [`pass_interval`], the footprint of that pass).
+pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &Table, ctx: Ctx) {
+    let e = T::SIZE;
+    let block_bytes = c.block * e;
+    let contiguous = c.row_dst == block_bytes as isize || c.rows == 1;
+    debug_assert_eq!(t.offsets.len(), c.per * c.block);
+    debug_assert!({
+        let (lo, hi) = pass_interval(c.per, c.row_src, c.hull);
+        t.offsets.iter().all(|&o| lo <= o as isize && o as isize + e as isize <= hi)
+    });
+    let pass_bytes = c.per * block_bytes;
+    if contiguous && c.row_src == 0 && c.rows > c.per {
+        // A broadcast row: every pass is the first one.
+        // SAFETY: pass 0 is rows 0 .. per of the caller's footprint.
+        unsafe { pass::<T>(src, dst, c.per, c, t, ctx) };
+        let mut r = c.per;
+        while r < c.rows {
+            let k = c.per.min(c.rows - r);
+            // SAFETY: destination rows r .. r + k are the contiguous bytes [r, r + k) * block_bytes of the caller's
+            // footprint; pass 0's bytes (written above) do not overlap them (r >= per).
+            unsafe { copy_bytes(dst, dst.add(r * block_bytes), k * block_bytes, ctx) };
+            r += k;
+        }
+        return;
+    }
+    if ctx.nt && contiguous && pass_bytes <= STAGE_BYTES && c.rows * block_bytes >= STAGE_BYTES {
+        // Streaming stores need whole aligned vectors: passes are assembled in an L1 stage and streamed from there.
+        let mut stage = std::mem::MaybeUninit::<[u8; STAGE_BYTES]>::uninit();
+        let stage = stage.as_mut_ptr().cast::<u8>();
+        let per_stage = STAGE_BYTES / pass_bytes * c.per;
+        let mut r = 0;
+        while r < c.rows {
+            let k = per_stage.min(c.rows - r);
+            let mut done = 0;
+            while done < k {
+                let j = c.per.min(k - done);
+                // SAFETY: source rows r + done .. + j of the caller's footprint; the stage holds k <= per_stage
+                // rows of block_bytes, and rows done .. done + j of it are written here (contiguous stage rows).
+                unsafe {
+                    pass::<T>(
+                        src.offset((r + done) as isize * c.row_src),
+                        stage.add(done * block_bytes),
+                        j,
+                        TableCall { row_dst: block_bytes as isize, ..c },
+                        t,
+                        Ctx { nt: false, ..ctx },
+                    )
+                };
+                done += j;
+            }
+            // SAFETY: the stage's k rows were written above; destination rows r .. r + k are contiguous
+            // (row_dst == block_bytes) in the caller's footprint.
+            unsafe { copy_bytes(stage, dst.add(r * block_bytes), k * block_bytes, ctx) };
+            r += k;
+        }
+        return;
+    }
+    let mut r = 0;
+    while r < c.rows {
+        let k = c.per.min(c.rows - r);
+        // SAFETY: rows r .. r + k of the caller's footprint.
+        unsafe { pass::<T>(src.offset(r as isize * c.row_src), dst.offset(r as isize * c.row_dst), k, c, t, ctx) };
+        r += k;
+    }
+}
+
+/// One pass of `k <= per` rows from `src` to `dst` (`dst` rows `c.row_dst` apart).
+///
+/// # Safety
+/// Rows 0 .. k of the footprint of `c` from `src` and `dst` are valid.
+#[inline]
+unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t: &Table, ctx: Ctx) {
+    let e = T::SIZE;
+    #[cfg(target_arch = "x86_64")]
+    if k == c.per
+        && ctx.simd == Simd::Avx2
+        && (c.per == 1 || c.row_dst == (c.block * e) as isize)
+        && let Some(chunks) = &t.chunks
+    {
+        // SAFETY: AVX2 detected; a full pass with a contiguous destination of per * block elements, whose chunks'
+        // windows lie in the pass interval (`Chunks`), inside the caller's footprint.
+        unsafe { x86::table_chunks(src, dst, chunks, c.per * c.block * e) };
+        return;
+    }
+    let _ = (ctx, Simd::None);
+    for r in 0..k {
+        let row = &t.offsets[r * c.block..(r + 1) * c.block];
+        // SAFETY: row r < k of the pass: its destination block at r * row_dst.
+        let d = unsafe { dst.offset(r as isize * c.row_dst) };
+        for (j, &o) in row.iter().enumerate() {
+            // SAFETY: offset o of a pass row < k lies in the pass interval (the table's invariant), inside the
+            // footprint; destination element j < block of row r.
+            unsafe { d.add(j * e).cast::<T>().write_unaligned(src.offset(o as isize).cast::<T>().read_unaligned()) };
+        }
+    }
+}
