@@ -105,7 +105,8 @@ impl Mapped {
         self.flipped.iter().any(|&f| f)
     }
 
-    /// Whether the byte ranges of two arrays intersect.
+    /// Whether the byte ranges (hulls) of two arrays intersect: necessary for sharing memory, not sufficient
+    /// (`big[::2]` and `big[1::2]`); `numpy.shares_memory` decides.
     pub fn overlaps(&self, other: &Mapped) -> bool {
         let (a, b) = (self.base as usize, other.base as usize);
         self.len != 0 && other.len != 0 && a < b + other.len && b < a + self.len

@@ -230,6 +230,23 @@ fn empty_like<'py>(
     Ok(any.cast_into()?)
 }
 
+/// Work NumPy may spend proving two arrays whose byte ranges intersect disjoint (`max_work` of
+/// `numpy.shares_memory`); interleaved views such as `big[::2]` and `big[1::2]` take a few steps.
+const SHARES_MEMORY_MAX_WORK: u64 = 1 << 20;
+
+/// Whether `a` and `b`, whose byte ranges intersect, share an element byte: NumPy's exact test
+/// (`numpy.shares_memory`). When NumPy gives up (`TooHardError`, past [`SHARES_MEMORY_MAX_WORK`]) they count as sharing.
+fn shares_memory(py: Python<'_>, a: &Bound<'_, PyUntypedArray>, b: &Bound<'_, PyUntypedArray>) -> PyResult<bool> {
+    let numpy = py.import(intern!(py, "numpy"))?;
+    let kwargs = pyo3::types::PyDict::new(py);
+    kwargs.set_item(intern!(py, "max_work"), SHARES_MEMORY_MAX_WORK)?;
+    match numpy.call_method(intern!(py, "shares_memory"), (a, b), Some(&kwargs)) {
+        Ok(shared) => shared.is_truthy(),
+        Err(e) if e.get_type(py).name().is_ok_and(|n| n == "TooHardError") => Ok(true),
+        Err(e) => Err(e),
+    }
+}
+
 /// Memory of mapped arrays as plain addresses: a raw pointer is not `Send`, and the detached closure must be.
 #[derive(Clone, Copy)]
 struct Ranges {
@@ -355,7 +372,7 @@ fn execute<'py>(
     })?;
     let (target, out_mapped, copy_back) = match (&output.array, output.mapped) {
         (Some(out), Some(m)) => {
-            if m.overlaps(&input) {
+            if m.overlaps(&input) && shares_memory(py, &a, out)? {
                 return Err(PyValueError::new_err(
                     "stridekit: out shares memory with the input; give an array that does not overlap it",
                 ));

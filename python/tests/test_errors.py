@@ -161,6 +161,23 @@ def test_out_sharing_memory_with_the_input_raises():
     before = a.copy()
     stridekit.index(a[:16], np.s_[::-1], out=a[16:])  # disjoint halves are fine
     np.testing.assert_array_equal(a[16:], before[:16][::-1])
+    # Interleaved with the input: the byte ranges intersect, the elements do not (as numpy.shares_memory says).
+    big = np.arange(64, dtype=np.int32)
+    odd = big[1::2].copy()
+    got = stridekit.slice1(big[1::2], [0], [32], [-1], out=big[::2])
+    assert got.base is big
+    np.testing.assert_array_equal(big[::2], odd[::-1])
+    np.testing.assert_array_equal(big[1::2], odd)  # the input, between the output's elements, is untouched
+    grid = np.arange(8 * 8, dtype=np.float64).reshape(8, 8)
+    before = grid.copy()
+    stridekit.index(grid[:, 1::2], np.s_[::-1], out=grid[:, ::2])
+    np.testing.assert_array_equal(grid[:, ::2], before[:, 1::2][::-1])
+    np.testing.assert_array_equal(grid[:, 1::2], before[:, 1::2])
+    # Interleaved views that do share elements still raise.
+    with pytest.raises(ValueError, match="shares memory"):
+        stridekit.slice1(big[1::2], [0], [32], [1], out=big[2:34])
+    with pytest.raises(ValueError, match="shares memory"):
+        stridekit.index(grid[:, 1::2], (), out=grid[:, 1::2])
 
 
 def test_threads_must_be_positive():
