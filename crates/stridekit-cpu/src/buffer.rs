@@ -43,21 +43,25 @@ impl CpuBuffer {
     }
 
     /// The number of bytes.
+    #[inline]
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the buffer holds no bytes.
+    #[inline]
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The bytes.
+    #[inline]
     pub fn as_bytes(&self) -> &[u8] {
         &self.storage[self.start..self.start + self.len]
     }
 
     /// The bytes, mutable.
+    #[inline]
     pub fn as_bytes_mut(&mut self) -> &mut [u8] {
         &mut self.storage[self.start..self.start + self.len]
     }

@@ -24,8 +24,15 @@ pub struct ExecOptions {
 /// The default of [`ExecOptions::parallel_min_bytes`]: 1 MiB, below which a second thread costs more than it saves.
 pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 1 << 20;
 /// [`ExecOptions::non_temporal_min_bytes`] when the last-level cache size cannot be detected
-/// ([`ExecOptions::last_level_cache_bytes`]): 32 MiB, the L3 of the development machine.
-pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 32 << 20;
+/// ([`ExecOptions::last_level_cache_bytes`]): 8 MiB, a quarter of the development machine's 32 MiB L3.
+pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 8 << 20;
+
+/// The share of the last-level cache a copy may move before its stores stream: a quarter. The last-level cache is
+/// shared (by the cores, and on a virtual machine by other tenants), and the copy's source and destination lines
+/// compete for it: on the development machine (32 MiB L3, 2 vCPUs of a shared EPYC) plain f32 copies of 4-12 MiB
+/// output (8-24 MiB moved) ran 1.2-2.5x faster with streaming stores, and at most 3 MiB of output about as fast
+/// either way (`stridekit bench --dtype f32 --input-sizes N --nt-min-bytes 0` against a huge value, 2026-11-23).
+const CACHE_SHARE_DIVISOR: usize = 4;
 /// The default of [`ExecOptions::transpose_min_stride`].
 pub const DEFAULT_TRANSPOSE_MIN_STRIDE: u64 = 16;
 
@@ -34,7 +41,8 @@ impl Default for ExecOptions {
         ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
-            non_temporal_min_bytes: Self::last_level_cache_bytes().unwrap_or(DEFAULT_NON_TEMPORAL_MIN_BYTES),
+            non_temporal_min_bytes: Self::last_level_cache_bytes()
+                .map_or(DEFAULT_NON_TEMPORAL_MIN_BYTES, |bytes| bytes / CACHE_SHARE_DIVISOR),
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
         }
@@ -56,8 +64,8 @@ impl ExecOptions {
     /// The size of the largest cache of CPU 0 (the last level, usually shared by all cores), as Linux reports it in
     /// `/sys/devices/system/cpu/cpu0/cache/index*/size`; read once per process. `None` elsewhere (and under Miri):
     /// the default of [`non_temporal_min_bytes`](Self::non_temporal_min_bytes) is then
-    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least this many bytes cannot stay in the cache, so its
-    /// stores stream.
+    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least a quarter of it does not stay in the cache (it is
+    /// shared), so its stores stream.
     pub fn last_level_cache_bytes() -> Option<usize> {
         static DETECTED: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {

@@ -17,9 +17,14 @@
 
 use crate::ExecOptions;
 use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall};
-use crate::table::{SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
+use crate::table::{BLOCK_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
+
+/// Planner dimensions from table dimensions (the same numbers).
+fn dims_of(t: &[TDim]) -> Vec<PDim> {
+    t.iter().map(|d| PDim { n: d.n, src: d.src, dst: d.dst }).collect()
+}
 
 /// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather,
 /// reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], or a short copy under a broadcast (the short-row
@@ -106,6 +111,9 @@ impl Program {
         let mut dims: Vec<PDim> =
             copy.dims().iter().map(|d| PDim { n: d.size, src: d.input_stride, dst: d.output_stride }).collect();
         // The normalised view is never empty (a one-element copy is one loop of size 1).
+        // The dimensions as normalised, for the table of step 1b (the arms of step 1 may take the dimension around the
+        // innermost one).
+        let all: Vec<TDim> = dims.iter().map(|d| TDim { n: d.n, src: d.src, dst: d.dst }).collect();
         let inner_dim = dims.pop()?;
         let e = i64::try_from(esize).ok()?;
         let bytes = |v: i64| -> Option<isize> { isize::try_from(v.checked_mul(e)?).ok() };
@@ -140,14 +148,17 @@ impl Program {
             }
             (dst, src) => Inner::Scatter { n, src: bytes(src)?, dst: bytes(dst)? },
         };
-        // Step 1b: small runs that are not plain copies go through a table with the dimensions around them.
-        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) {
+        // Step 1b: small runs that are not plain copies go through a table with the dimensions around them, and so
+        // does a whole copy of at most one table block (one walk of a table beats any loop nest at that size).
+        let tiny = copy.element_count().saturating_mul(esize as u64) <= BLOCK_MAX_BYTES as u64
+            && !(dims.is_empty() && matches!(inner, Inner::Copy { .. }));
+        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny {
             true => {
-                let mut tdims: Vec<TDim> =
-                    dims.iter().chain([&inner_dim]).map(|d| TDim { n: d.n, src: d.src, dst: d.dst }).collect();
+                let mut tdims = all;
                 match TablePlan::build(&mut tdims, esize, options.simd) {
                     Some(t) => {
-                        dims.truncate(tdims.len());
+                        // The table took the innermost dimensions; the outer ones are the first `tdims.len()`.
+                        dims = dims_of(&tdims);
                         let call = TableCall {
                             rows: t.rows,
                             row_src: t.row_src,
@@ -294,12 +305,18 @@ mod tests {
         assert_eq!(p.inner, Inner::Fill { n: 20 });
         assert!(p.outer[0].replicate && !p.outer[1].replicate);
         // RGB pixels, columns reversed: 3-byte runs, one row of them per call.
-        let p = compile(DataType::Uint8, &[2, 5, 3], None, &[1, -1, 1], &[2, 5, 3], None);
-        assert_eq!(p.inner, Inner::Rows { rows: 5, bytes: 3, src: -3, dst: 3 });
+        let p = compile(DataType::Uint8, &[2, 50, 3], None, &[1, -1, 1], &[2, 50, 3], None);
+        assert_eq!(p.inner, Inner::Rows { rows: 50, bytes: 3, src: -3, dst: 3 });
         assert_eq!(p.outer.len(), 1);
         // Strided output: scatter.
-        let p = compile(f32, &[4, 4], None, &[1, -1], &[4, 4], Some(&[8, 2]));
-        assert_eq!(p.inner, Inner::Scatter { n: 4, src: -4, dst: 8 });
+        let p = compile(f32, &[8, 40], None, &[1, -1], &[8, 40], Some(&[80, 2]));
+        assert_eq!(p.inner, Inner::Scatter { n: 40, src: -4, dst: 8 });
+        // A whole copy of at most one table block: one table walk (DirectML's 4x4 examples).
+        let p = compile(f32, &[4, 4], None, &[-2, 2], &[2, 2], None);
+        let call = TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 4, hull: 44 };
+        // Rows 3 and 1 (bottom up), columns 0 and 2: the lowest source element is (1, 0), element 4.
+        assert_eq!((p.outer.len(), p.inner, p.src_start), (0, Inner::Table(call), 16));
+        assert_eq!(p.table.as_ref().unwrap().offsets, [32, 40, 0, 8]);
     }
 
     #[test]

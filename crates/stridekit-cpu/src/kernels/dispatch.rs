@@ -76,6 +76,13 @@ pub(crate) unsafe fn execute_raw(
         // Slice1 plans only carry byte-sized types; anything else would be a plan this module does not know.
         return Err(ExecError::ElementSize { size: p.esize });
     }
+    if let Some(t) = tiny(p) {
+        // SAFETY: as for `run_from` below: the range test covers the whole program, here one table pass of a few
+        // elements whose offsets `check` verified against the footprint; the caller's contract makes the element
+        // bytes valid and unshared.
+        unsafe { by_size!(p.esize, table::single_pass, src.add(p.src_start), dst.add(p.dst_start), t) };
+        return Ok(());
+    }
     let simd = detect(options.simd);
     let bounds = Bounds {
         src: (src as usize, src as usize + checked.src_end as usize),
@@ -106,6 +113,19 @@ pub(crate) unsafe fn execute_raw(
     });
     Ok(())
 }
+
+/// The table of a program that is a single pass of at most [`TINY_ELEMENTS`] elements (no outer loops, one row):
+/// such copies (DirectML's 4x4 examples) skip the loops, threads and kernel choice and walk the table directly.
+#[inline]
+fn tiny(p: &Program) -> Option<&Table> {
+    match p.inner {
+        Inner::Table(c) if p.outer.is_empty() && c.rows == 1 && c.block <= TINY_ELEMENTS => p.table.as_deref(),
+        _ => None,
+    }
+}
+
+/// The most elements a copy may have to take the [`tiny`] path.
+const TINY_ELEMENTS: usize = 32;
 
 /// Orders this thread's non-temporal stores before whatever follows (the join that publishes them).
 pub(super) fn fence() {

@@ -243,7 +243,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     // The machine, as the planner sees it: the figures PERFORMANCE.md quotes with every table.
     let llc = ExecOptions::last_level_cache_bytes()
         .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
-    eprintln!("machine: {} threads, last-level cache {llc} (detected)", ExecOptions::default().effective_threads());
+    let defaults = ExecOptions::default();
+    eprintln!(
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved",
+        defaults.effective_threads(),
+        defaults.non_temporal_min_bytes as f64 / (1 << 20) as f64
+    );
     announce(&prepared, reps);
     let mut options = ExecOptions::with_threads(args.threads);
     if let Some(v) = args.nt_min_bytes {

@@ -125,6 +125,21 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
     }
 }
 
+/// A whole copy that is one table pass of one row: `dst[i] = src[offsets[i]]`, with no loops around it.
+///
+/// # Safety
+/// The footprint of a one-row call with `t` from `src` and `dst` is valid; the sides do not overlap.
+#[inline]
+pub(crate) unsafe fn single_pass<T: Elem>(src: *const u8, dst: *mut u8, t: &Table) {
+    for (i, &o) in t.offsets.iter().enumerate() {
+        // SAFETY: offset o of the only row lies in the block's hull (the table's invariant), inside the footprint;
+        // destination element i < block.
+        unsafe {
+            dst.add(i * T::SIZE).cast::<T>().write_unaligned(src.offset(o as isize).cast::<T>().read_unaligned())
+        };
+    }
+}
+
 /// One pass of `k <= per` rows from `src` to `dst` (`dst` rows `c.row_dst` apart).
 ///
 /// # Safety
