@@ -67,9 +67,10 @@ pub(crate) enum Inner {
     Fill { n: usize },
     /// Destination contiguous, any other source stride.
     Gather { n: usize, src: isize },
-    /// A 2-D tile walk: dimension `a` reads contiguously (source stride = element size) and writes with stride
-    /// `a_dst`; dimension `b` writes contiguously and reads with stride `b_src`.
-    Transpose { na: usize, a_dst: isize, nb: usize, b_src: isize },
+    /// A 2-D tile walk: dimension `a` reads nearby bytes (source stride `a_src`, below a cache line: one element
+    /// for a transpose proper) and writes with stride `a_dst`; dimension `b` writes contiguously and reads with
+    /// stride `b_src`.
+    Transpose { na: usize, a_src: isize, a_dst: isize, nb: usize, b_src: isize },
     /// Short contiguous runs (at most 128 bytes) of the innermost dimension together with the dimension around
     /// them: `rows` runs of `bytes` bytes, `src` / `dst` bytes apart.
     Rows { rows: usize, bytes: usize, src: isize, dst: isize },
@@ -136,12 +137,24 @@ impl Program {
             (1, -1) => Inner::Reverse { n },
             (1, 0) => Inner::Fill { n },
             (1, src) => {
-                // A transpose pairs this dimension with the outer one that reads contiguously.
-                let partner = dims.iter().rposition(|d| d.src == 1);
+                // A transpose pairs this dimension with the outer one that reads the nearest bytes (the smallest
+                // source stride, innermost on ties), when that is below a cache line: then the lines a block of
+                // this dimension reads serve every step of the partner. A transpose proper (the partner reads
+                // contiguously) from `transpose_min_stride`; gather tiles (any other partner) for runs longer
+                // than the table kernel's small runs.
+                let partner = (0..dims.len())
+                    .rev()
+                    .filter(|&i| dims[i].src != 0 && dims[i].src.unsigned_abs().saturating_mul(e as u64) < 64)
+                    .min_by_key(|&i| dims[i].src.unsigned_abs());
+                let tiles = |i: usize| match dims[i].src {
+                    1 => src.unsigned_abs() >= options.transpose_min_stride || n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES,
+                    _ => n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES,
+                };
                 match partner {
-                    Some(i) if src.unsigned_abs() >= options.transpose_min_stride => {
+                    Some(i) if tiles(i) => {
                         let a = dims.remove(i);
-                        Inner::Transpose { na: count(a.n)?, a_dst: bytes(a.dst)?, nb: n, b_src: bytes(src)? }
+                        let (na, a_src, a_dst) = (count(a.n)?, bytes(a.src)?, bytes(a.dst)?);
+                        Inner::Transpose { na, a_src, a_dst, nb: n, b_src: bytes(src)? }
                     }
                     _ => Inner::Gather { n, src: bytes(src)? },
                 }
@@ -235,14 +248,17 @@ impl Program {
 
 /// The bytes a copy moves through the memory system: the output bytes written plus an estimate of the input bytes
 /// read, for the streaming-store decision. Each element read costs its innermost input stride (a gather at stride 2
-/// reads every byte between its elements), at most one cache line and at least the element, and the whole read
-/// costs at most the input byte range (broadcasts, transposes that reuse lines). Cheap enough for every call.
+/// reads every byte between its elements), at most one cache line and at least the element; elements read again
+/// through a broadcast dimension cost nothing more, and the whole read costs at most the input byte range
+/// (transposes that reuse lines). Cheap enough for every call.
 pub(crate) fn moved_bytes(copy: &stridekit::NormalizedCopy) -> u64 {
     let e = copy.element_size() as u64;
     let count = copy.element_count();
     let per_element = (copy.inner().input_stride.unsigned_abs().saturating_mul(e)).clamp(e, 64);
     let span = copy.input_byte_range();
-    let read = count.saturating_mul(per_element).min(span.end - span.start);
+    // Broadcast dimensions read the same elements again (from the cache): only distinct elements count.
+    let distinct: u64 = copy.dims().iter().filter(|d| d.input_stride != 0).map(|d| d.size).product();
+    let read = distinct.saturating_mul(per_element).min(span.end - span.start);
     count.saturating_mul(e).saturating_add(read)
 }
 
@@ -290,7 +306,7 @@ mod tests {
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Gather { n: 128, src: 8 }));
         // NCHW -> NHWC: a transpose of (HW, C) under N.
         let p = compile(f32, &[2, 32, 4, 8], None, &[1; 4], &[2, 32, 4, 8], Some(&[1024, 1, 256, 32]));
-        assert_eq!(p.inner, Inner::Transpose { na: 32, a_dst: 128, nb: 32, b_src: 128 });
+        assert_eq!(p.inner, Inner::Transpose { na: 32, a_src: 4, a_dst: 128, nb: 32, b_src: 128 });
         assert_eq!(p.outer.len(), 1);
         // Row broadcast: one outer loop, replicated.
         let p = compile(f32, &[8, 4, 32], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 32], None);
@@ -339,6 +355,9 @@ mod tests {
         assert_eq!(moved_bytes(&copy.normalized()), 8192);
         assert_eq!(moved_bytes(&gather.normalized()), 4096 + 8192 - 4);
         assert_eq!(moved_bytes(&broadcast.normalized()), 1024 + 64);
+        // Four elements far apart, each broadcast 64 times: 16 bytes read, not 1 KiB.
+        let far = plan(&[64, 2, 2], Some(&[0, 100_000, 1]), &[1, 1, 1], &[64, 2, 2]);
+        assert_eq!(moved_bytes(&far.normalized()), 1024 + 16);
         let options = ExecOptions { non_temporal_min_bytes: 8192, ..ExecOptions::default() };
         let streams = |p: &Slice1Plan| Program::compile(p, &options).unwrap().streaming;
         assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
