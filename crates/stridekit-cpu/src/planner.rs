@@ -147,7 +147,10 @@ impl Program {
                     .filter(|&i| dims[i].src != 0 && dims[i].src.unsigned_abs().saturating_mul(e as u64) < 64)
                     .min_by_key(|&i| dims[i].src.unsigned_abs());
                 let tiles = |i: usize| match dims[i].src {
-                    1 => src.unsigned_abs() >= options.transpose_min_stride || n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES,
+                    1 => {
+                        src.unsigned_abs() >= options.transpose_min_stride
+                            || n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES
+                    }
                     _ => n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES,
                 };
                 match partner {

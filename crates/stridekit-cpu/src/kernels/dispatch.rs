@@ -187,8 +187,8 @@ pub(super) unsafe fn run_inner(inner: Inner, table: Option<&Table>, src: *const 
             Inner::Reverse { n } => by_size!(ctx.esize, reverse::reverse, src, dst, n, ctx),
             Inner::Fill { n } => by_size!(ctx.esize, fill::fill, src, dst, n, ctx),
             Inner::Gather { n, src: s } => by_size!(ctx.esize, gather::gather, src, dst, n, s, ctx),
-            Inner::Transpose { na, a_dst, nb, b_src } => {
-                by_size!(ctx.esize, transpose::transpose, src, dst, na, a_dst, nb, b_src, ctx)
+            Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
+                by_size!(ctx.esize, transpose::transpose, src, dst, na, a_src, a_dst, nb, b_src, ctx)
             }
             Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d, ctx),
             Inner::Scatter { n, src: s, dst: d } => by_size!(ctx.esize, scatter::scatter, src, dst, n, s, d),

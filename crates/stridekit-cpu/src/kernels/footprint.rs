@@ -32,7 +32,9 @@ impl Inner {
             Inner::Reverse { n } => portable::reverse::footprint(n, esize),
             Inner::Fill { n } => portable::fill::footprint(n, esize),
             Inner::Gather { n, src } => portable::gather::footprint(n, src, esize),
-            Inner::Transpose { na, a_dst, nb, b_src } => portable::transpose::footprint(na, a_dst, nb, b_src, esize),
+            Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
+                portable::transpose::footprint(na, a_src, a_dst, nb, b_src, esize)
+            }
             Inner::Rows { rows, bytes, src, dst } => portable::rows::footprint(rows, bytes, src, dst, esize),
             Inner::Scatter { n, src, dst } => portable::scatter::footprint(n, src, dst),
             Inner::Table(call) => portable::table::footprint(call, esize),

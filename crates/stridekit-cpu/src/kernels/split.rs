@@ -26,6 +26,8 @@ pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
     match inner {
         Inner::Copy { bytes } => (bytes, 64),
         Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } | Inner::Scatter { n, .. } => (n, 64),
+        // The longer side: a few planes out of long rows of pixels split along the rows.
+        Inner::Transpose { na, nb, .. } if nb > na => (nb, 64),
         Inner::Transpose { na, .. } => (na, 8),
         Inner::Rows { rows, .. } => (rows, 16),
         Inner::Table(c) => (c.rows, c.per),
@@ -76,8 +78,11 @@ impl Split {
             Inner::Reverse { .. } => (Inner::Reverse { n: count }, -so * e, d_o * e),
             Inner::Fill { .. } => (Inner::Fill { n: count }, 0, d_o * e),
             Inner::Gather { src, .. } => (Inner::Gather { n: count, src }, so * src, d_o * e),
-            Inner::Transpose { a_dst, nb, b_src, .. } => {
-                (Inner::Transpose { na: count, a_dst, nb, b_src }, so * e, d_o * a_dst)
+            Inner::Transpose { na, a_src, a_dst, nb, b_src } if nb > na => {
+                (Inner::Transpose { na, a_src, a_dst, nb: count, b_src }, so * b_src, d_o * e)
+            }
+            Inner::Transpose { a_src, a_dst, nb, b_src, .. } => {
+                (Inner::Transpose { na: count, a_src, a_dst, nb, b_src }, so * a_src, d_o * a_dst)
             }
             Inner::Rows { bytes, src, dst, .. } => (Inner::Rows { rows: count, bytes, src, dst }, so * src, d_o * dst),
             Inner::Scatter { src, dst, .. } => (Inner::Scatter { n: count, src, dst }, so * src, d_o * dst),

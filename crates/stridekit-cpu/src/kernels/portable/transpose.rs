@@ -1,44 +1,65 @@
-//! The transpose: `dst[a * a_dst + b] = src[a + b * b_src]`, a 2-D tile walk where dimension `a` reads
-//! contiguously and dimension `b` writes contiguously (NCHW <-> NHWC, planes <-> pixels).
+//! The transpose: `dst[a * a_dst + b] = src[a * a_src + b * b_src]`, a 2-D tile walk where dimension `b` writes
+//! contiguously and dimension `a` reads nearby bytes (`|a_src|` below a cache line): NCHW <-> NHWC, planes <->
+//! pixels when `a_src` is one element, and "gather tiles" otherwise (every third element of 3-channel pixels, rows
+//! of a strided window read column by column). Either way the lines one block of `b` reads are used by every `a`
+//! before the block moves on, where a gather per `a` would read each source line once per `a`.
 
+use super::gather::gather;
 use crate::kernels::footprint::Footprint;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86;
 use crate::kernels::{Ctx, Elem, Simd};
 
-/// One call reads `na x nb` elements (`a` contiguous, `b` at `b_src` bytes) and writes them at (`a_dst` bytes,
+/// One call reads `na x nb` elements (`a` at `a_src` bytes, `b` at `b_src`) and writes them at (`a_dst` bytes,
 /// contiguous `b`).
-pub(crate) fn footprint(na: usize, a_dst: isize, nb: usize, b_src: isize, esize: usize) -> Footprint {
+pub(crate) fn footprint(na: usize, a_src: isize, a_dst: isize, nb: usize, b_src: isize, esize: usize) -> Footprint {
     let e = esize as isize;
-    Footprint { src: [(na, e), (nb, b_src)], dst: [(na, a_dst), (nb, e)] }
+    Footprint { src: [(na, a_src), (nb, b_src)], dst: [(na, a_dst), (nb, e)] }
 }
 
-/// `dst[a * a_dst + b] = src[a + b * b_src]` (element indices a, b; strides in bytes) in cache-sized tiles.
+/// Source bytes a block of `b` may span (its lines are reused by every `a` while in L1).
+const BLOCK_SOURCE_BYTES: usize = 16 << 10;
+
+/// Elements of `b` per block of the gather tiles: about [`BLOCK_SOURCE_BYTES`] of source lines (each element costs
+/// its stride, at least one element and at most a line), a multiple of 64 elements (so that the destination
+/// pieces of one row stay whole lines when the row is line-aligned), at least 64.
+pub(crate) fn gather_block(b_src: isize, esize: usize) -> usize {
+    let per = b_src.unsigned_abs().clamp(esize, 64);
+    (BLOCK_SOURCE_BYTES / per / 64 * 64).max(64)
+}
+
+/// `dst[a * a_dst + b] = src[a * a_src + b * b_src]` (element indices a, b; strides in bytes) in cache-sized tiles.
 ///
 /// The destination rows may interleave with another thread's rows (a padded or permuted output), so no slice may
 /// span them: this stays a pointer loop.
 ///
 /// # Safety
 /// Every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is valid; the sides do
-/// not overlap.
+/// not overlap; `|b_src| >= size_of T` (elements of a source row do not overlap).
+#[allow(clippy::too_many_arguments)] // the two dimensions' counts and strides
 pub(crate) unsafe fn transpose<T: Elem>(
     src: *const u8,
     dst: *mut u8,
     na: usize,
+    a_src: isize,
     a_dst: isize,
     nb: usize,
     b_src: isize,
     ctx: Ctx,
 ) {
+    let e = T::SIZE as isize;
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 {
-        // SAFETY: AVX2 detected; same ranges.
+    if ctx.simd == Simd::Avx2 && a_src == e && x86::transpose_tiles_fit(na, nb, a_dst, T::SIZE) {
+        // SAFETY: AVX2 detected; same ranges (a_src is one element, what the SIMD transpose assumes).
         unsafe { x86::transpose_avx2::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };
         return;
     }
-    let _ = (ctx, Simd::None);
+    if a_src != e || ctx.simd != Simd::None {
+        // SAFETY: the caller's contract.
+        unsafe { gather_tiles::<T>(src, dst, na, a_src, a_dst, nb, b_src, ctx) };
+        return;
+    }
     const TILE: usize = 16;
-    let e = T::SIZE as isize;
     for a0 in (0..na).step_by(TILE) {
         for b0 in (0..nb).step_by(TILE) {
             for a in a0..(a0 + TILE).min(na) {
@@ -48,10 +69,49 @@ pub(crate) unsafe fn transpose<T: Elem>(
                     unsafe {
                         dst.offset(a * a_dst + b * e)
                             .cast::<T>()
-                            .write_unaligned(src.offset(a * e + b * b_src).cast::<T>().read_unaligned())
+                            .write_unaligned(src.offset(a * a_src + b * b_src).cast::<T>().read_unaligned())
                     };
                 }
             }
         }
+    }
+}
+
+/// The gather tiles: blocks of [`gather_block`] elements of `b`; in each block, one gather (the gather kernel,
+/// SIMD at small strides) per destination row `a`. Streaming stores only when every piece a gather writes is whole
+/// lines (destination and rows line-aligned): a line written partly by streaming and partly by ordinary stores
+/// costs far more than its read-for-ownership.
+///
+/// # Safety
+/// As for [`transpose`].
+#[allow(clippy::too_many_arguments)] // the two dimensions' counts and strides
+unsafe fn gather_tiles<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_src: isize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+    ctx: Ctx,
+) {
+    let e = T::SIZE;
+    let block = gather_block(b_src, e);
+    let whole_lines = (dst as usize).is_multiple_of(64) && a_dst.rem_euclid(64) == 0;
+    let ctx = Ctx { nt: ctx.nt && whole_lines, ..ctx };
+    let mut b0 = 0;
+    while b0 < nb {
+        let len = block.min(nb - b0);
+        for a in 0..na as isize {
+            // SAFETY: elements (a, b0 .. b0 + len) of the caller's ranges: `len` source elements `b_src` apart from
+            // element (a, b0), `len` contiguous destination elements from element (a, b0); |b_src| >= e.
+            unsafe {
+                let s = src.offset(a * a_src + b0 as isize * b_src);
+                let d = dst.offset(a * a_dst + (b0 * e) as isize);
+                ctx.bounds.debug_check_walks([(len, b_src), (1, 0)], e, s, [(len, e as isize), (1, 0)], e, d);
+                gather::<T>(s, d, len, b_src, ctx)
+            };
+        }
+        b0 += len;
     }
 }

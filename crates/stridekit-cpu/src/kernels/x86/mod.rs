@@ -25,4 +25,4 @@ pub(crate) use rows::{rows_shuffle, rows_shuffle_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use table::table_chunks;
-pub(crate) use transpose::transpose_avx2;
+pub(crate) use transpose::{transpose_avx2, transpose_tiles_fit};

@@ -15,6 +15,14 @@ pub(crate) const CHUNK_BYTES: usize = 256;
 /// measured faster than 16 KiB on the development machine (NCHW -> NHWC f32: 18-19 GB/s against 16).
 pub(crate) const SCRATCH_BYTES: usize = 64 << 10;
 
+/// Whether [`transpose_avx2`] suits a transpose of `na` destination rows of `nb` elements of `e` bytes (`a_dst`
+/// bytes apart): at least a tile of rows, or a contiguous destination (the interleave and narrow forms). With fewer
+/// rows into a strided destination (two to seven planes out of pixels, say) every element would take the tiles'
+/// scalar edge loop; the gather tiles do better there (SIMD gathers at strides of 2-4 elements).
+pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) -> bool {
+    na >= tile_size(e) || usize::try_from(a_dst).ok() == nb.checked_mul(e)
+}
+
 /// Transposes elements of `T`: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
 /// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
