@@ -1,7 +1,7 @@
 //! The gather at small strides (+-2, +-3, +-4 elements) into a contiguous destination, with byte shuffles.
 
 use super::reverse::reverse_vector;
-use super::store::{head_to_align, store};
+use super::store::{head_to_align, store, whole_line};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -131,7 +131,8 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
             // 32-byte aligned when nt (start is aligned, steps of 32 bytes).
             unsafe {
                 let v = gather_block::<T, K>(elem(i + per - 1), &masks);
-                store(dst.add(i * e), reverse_vector::<T>(v), nt);
+                let at = dst.add(i * e);
+                store(at, reverse_vector::<T>(v), nt && whole_line(at, dst.add(start * e), dst.add(vec_end * e)));
             }
         }
         for i in (0..start).rev() {
@@ -145,7 +146,11 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         while i < vec_end {
             // SAFETY: the block reads 32 K bytes from output i's element up to, excluding, output i + per's
             // (i + per < n); destination elements i .. i + per lie in the range, aligned when nt.
-            unsafe { store(dst.add(i * e), gather_block::<T, K>(elem(i), &masks), nt) };
+            unsafe {
+                let at = dst.add(i * e);
+                let nt = nt && whole_line(at, dst.add(start * e), dst.add(vec_end * e));
+                store(at, gather_block::<T, K>(elem(i), &masks), nt)
+            };
             i += per;
         }
         for i in vec_end..n {

@@ -1,6 +1,6 @@
 //! The reversed run: the destination contiguous, the source walking backwards one element at a time.
 
-use super::store::{head_to_align, store};
+use super::store::{head_to_align, store, whole_line};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -61,7 +61,8 @@ pub(crate) unsafe fn reverse_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usiz
         // inside the range (i + per <= n); destination elements i .. i + per inside the range, aligned when nt.
         unsafe {
             let v = _mm256_loadu_si256(src.sub((i + per - 1) * e).cast());
-            store(dst.add(i * e), reverse_vector::<T>(v), nt);
+            let at = dst.add(i * e);
+            store(at, reverse_vector::<T>(v), nt && whole_line(at, dst.add(head * e), dst.add(vec_end * e)));
         }
     }
     for i in (0..head).rev() {

@@ -36,6 +36,17 @@ pub(crate) fn head_to_align(dst: *const u8, len: usize) -> usize {
     ((32 - (dst as usize & 31)) & 31).min(len)
 }
 
+/// Whether the 32 bytes at `at` may stream: the whole 64-byte line holding them lies in `[lo, hi)`, the bytes the
+/// calling kernel writes with vector stores. A line written partly with streaming and partly with ordinary stores
+/// (a scalar head or tail, or the neighbouring row's call) costs about 20x a whole streamed line on the development
+/// machine: its write-combining buffer is flushed partially and the line is read for ownership again. Lines at the
+/// ends of the region take ordinary stores on both halves instead.
+#[inline(always)]
+pub(crate) fn whole_line(at: *const u8, lo: *const u8, hi: *const u8) -> bool {
+    let line = at as usize & !63;
+    line >= lo as usize && line + 64 <= hi as usize
+}
+
 /// Stores 32 bytes, streaming when `nt` (then `dst` must be 32-byte aligned).
 ///
 /// # Safety
