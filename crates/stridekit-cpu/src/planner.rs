@@ -27,13 +27,16 @@ fn dims_of(t: &[TDim]) -> Vec<PDim> {
 }
 
 /// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather,
-/// reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], or a short copy under a broadcast (the short-row
-/// kernel takes the other short copies). Only with dimensions around it (`outer`): a single small call is cheap.
+/// reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a broadcast, or short rows whose
+/// call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks of short runs, which its
+/// periodic shuffle covers). Only with dimensions around it (`outer`): a single small call is cheap.
 fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
     outer
         && match inner {
             Inner::Gather { n, .. } | Inner::Reverse { n } | Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
             Inner::Copy { bytes } => bytes <= SMALL_RUN_MAX_BYTES,
+            // Short rows whose whole call is a few hundred bytes: the table takes the dimension around them too.
+            Inner::Rows { rows, bytes, .. } => rows.saturating_mul(bytes) <= BLOCK_MAX_BYTES,
             _ => false,
         }
 }
@@ -140,18 +143,20 @@ impl Program {
                 // A transpose pairs this dimension with the outer one that reads the nearest bytes (the smallest
                 // source stride, innermost on ties), when that is below a cache line: then the lines a block of
                 // this dimension reads serve every step of the partner. A transpose proper (the partner reads
-                // contiguously) from `transpose_min_stride`; gather tiles (any other partner) for runs longer
-                // than the table kernel's small runs.
+                // contiguously) from `transpose_min_stride` or into a contiguous destination (pixels); otherwise
+                // only runs longer than the table kernel's small runs: the table takes short ones with the
+                // dimensions around them (its block spans every dimension the destination is contiguous over).
                 let partner = (0..dims.len())
                     .rev()
                     .filter(|&i| dims[i].src != 0 && dims[i].src.unsigned_abs().saturating_mul(e as u64) < 64)
                     .min_by_key(|&i| dims[i].src.unsigned_abs());
+                let long = n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES;
                 let tiles = |i: usize| match dims[i].src {
                     1 => {
-                        src.unsigned_abs() >= options.transpose_min_stride
-                            || n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES
+                        long || (src.unsigned_abs() >= options.transpose_min_stride
+                            && i64::try_from(n).ok() == Some(dims[i].dst))
                     }
-                    _ => n.saturating_mul(esize) > SMALL_RUN_MAX_BYTES,
+                    _ => long,
                 };
                 match partner {
                     Some(i) if tiles(i) => {
@@ -324,8 +329,8 @@ mod tests {
         assert_eq!(p.inner, Inner::Fill { n: 20 });
         assert!(p.outer[0].replicate && !p.outer[1].replicate);
         // RGB pixels, columns reversed: 3-byte runs, one row of them per call.
-        let p = compile(DataType::Uint8, &[2, 50, 3], None, &[1, -1, 1], &[2, 50, 3], None);
-        assert_eq!(p.inner, Inner::Rows { rows: 50, bytes: 3, src: -3, dst: 3 });
+        let p = compile(DataType::Uint8, &[2, 100, 3], None, &[1, -1, 1], &[2, 100, 3], None);
+        assert_eq!(p.inner, Inner::Rows { rows: 100, bytes: 3, src: -3, dst: 3 });
         assert_eq!(p.outer.len(), 1);
         // Strided output: scatter.
         let p = compile(f32, &[8, 40], None, &[1, -1], &[8, 40], Some(&[80, 2]));

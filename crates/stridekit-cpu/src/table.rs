@@ -19,7 +19,7 @@ pub(crate) const BLOCK_MAX_BYTES: usize = 256;
 /// The largest pass, in destination bytes: its table and shuffle masks (up to 4 KiB + 5 KiB) stay in L1.
 pub(crate) const PASS_MAX_BYTES: usize = 1024;
 /// The most 16-byte source windows one 16-byte destination chunk may need for the shuffle path.
-const MAX_WINDOWS: usize = 4;
+const MAX_WINDOWS: usize = 8;
 
 /// A block's innermost dimension qualifies when it is at most this many bytes.
 pub(crate) const SMALL_RUN_MAX_BYTES: usize = 64;
@@ -164,6 +164,8 @@ impl Chunks {
         if pass_bytes < 16 || hi - lo < 16 {
             return None;
         }
+        // A window costs a load and a shuffle: up to 8 for 16 one-byte elements (each would otherwise be a table
+        // load, a load and a store), down to 1 for two 8-byte elements.
         let limit = (8 / esize).clamp(1, MAX_WINDOWS);
         let count = pass_bytes.div_ceil(16);
         let mut per_chunk: Vec<Vec<(isize, [u8; 16])>> = Vec::with_capacity(count);
@@ -282,6 +284,19 @@ mod tests {
         assert!(hi - lo <= 3000);
         let chunks = plan.table.chunks.as_ref().expect("stride-2 u16 rows fit a few windows");
         assert_eq!(run_chunks(chunks, &src, base, pass_bytes), expected);
+    }
+
+    #[test]
+    fn bytes_from_several_rows_take_up_to_eight_windows() {
+        // u8, 3 elements at stride 4 per row, rows 22 bytes apart: 16 destination bytes come from 6-7 rows.
+        let mut dims = vec![TDim { n: 300, src: 22, dst: 3 }, TDim { n: 3, src: 4, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let chunks = plan.table.chunks.as_ref().expect("at most 8 windows");
+        assert_eq!(chunks.windows, 8);
+        let src: Vec<u8> = (0..7000).map(|i| (i * 13 % 251) as u8).collect();
+        let pass_bytes = plan.per * plan.block;
+        let expected: Vec<u8> = plan.table.offsets.iter().map(|&o| src[o as usize]).collect();
+        assert_eq!(run_chunks(chunks, &src, 0, pass_bytes), expected);
     }
 
     #[test]

@@ -43,7 +43,7 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         && (c.per == 1 || c.row_dst == (c.block * esize) as isize)
         && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
     let chunks = t.chunks.as_ref().is_none_or(|ch| {
-        matches!(ch.windows, 1 | 2 | 4)
+        matches!(ch.windows, 1 | 2 | 4 | 8)
             && pass_bytes >= 16
             && ch.starts.len() == pass_bytes.div_ceil(16) * ch.windows
             && ch.masks.len() == ch.starts.len()

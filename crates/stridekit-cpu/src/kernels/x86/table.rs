@@ -16,7 +16,8 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
         match c.windows {
             1 => chunks_with::<1>(src, dst, c, pass_bytes),
             2 => chunks_with::<2>(src, dst, c, pass_bytes),
-            _ => chunks_with::<4>(src, dst, c, pass_bytes),
+            4 => chunks_with::<4>(src, dst, c, pass_bytes),
+            _ => chunks_with::<8>(src, dst, c, pass_bytes),
         }
     }
 }
