@@ -139,25 +139,49 @@ pub(super) fn fence() {
 /// # Safety
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
-    let Some(&Dim { n, src: s, dst: d, replicate }) = p.outer.get(level) else {
+    let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
         // SAFETY: the caller's contract covers the inner kernel.
         unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
         return;
     };
-    if replicate {
+    if broadcast {
         // SAFETY: step 0 of this loop, within the caller's contract. The first block is written with ordinary
         // stores: it is read back right away.
         unsafe { run_from(p, level + 1, src, dst, Ctx { nt: false, ..ctx }) };
-        for i in 1..n {
-            // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous
-            // blocks of exactly `d` bytes); step i writes the same bytes at `dst + i * d`, inside the range.
-            unsafe { copy_block(dst, dst.offset(i as isize * d), d as usize, ctx) };
-        }
+        // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous blocks of
+        // exactly `d` bytes); steps 1 .. n write the same bytes at `dst + i * d`, inside the range.
+        unsafe { replicate(dst, d as usize, n, ctx) };
     } else {
         for i in 0..n as isize {
             // SAFETY: step i of this loop, within the caller's contract.
             unsafe { run_from(p, level + 1, src.offset(i * s), dst.offset(i * d), ctx) };
         }
+    }
+}
+
+/// Below this many bytes, a replicated block is first doubled with ordinary stores (it stays in L1/L2) before
+/// copies of it are streamed out: copying a 40-byte block a million times costs a million calls.
+const REPLICATE_GROW_BYTES: usize = 16 << 10;
+
+/// Fills blocks `1 .. count` of `block` bytes each at `dst + i * block` with copies of block 0 (written). The
+/// written prefix is first doubled up to [`REPLICATE_GROW_BYTES`] with ordinary stores, then copied as a whole.
+///
+/// # Safety
+/// The `count * block` bytes at `dst` lie in the checked output range; the first `block` bytes are written.
+pub(super) unsafe fn replicate(dst: *mut u8, block: usize, count: usize, ctx: Ctx) {
+    let mut done = 1;
+    while done < count && done * block < REPLICATE_GROW_BYTES {
+        let k = done.min(count - done);
+        // SAFETY: blocks 0 .. k (written) to blocks done .. done + k (k <= done: no overlap), inside the range.
+        unsafe { copy_block(dst, dst.add(done * block), k * block, Ctx { nt: false, ..ctx }) };
+        done += k;
+    }
+    let grown = done;
+    while done < count {
+        let k = grown.min(count - done);
+        // SAFETY: blocks 0 .. k (written, k <= grown <= done: no overlap) to blocks done .. done + k, in the range.
+        unsafe { copy_block(dst, dst.add(done * block), k * block, ctx) };
+        done += k;
     }
 }
 

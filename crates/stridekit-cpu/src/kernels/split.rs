@@ -3,7 +3,7 @@
 //! disjoint bytes.
 
 use super::Ctx;
-use super::dispatch::{Bases, copy_block, fence, run_from, run_inner};
+use super::dispatch::{Bases, fence, replicate as replicate_blocks, run_from, run_inner};
 use super::portable::table::TableCall;
 use crate::planner::{Inner, Program};
 
@@ -122,19 +122,22 @@ impl Split {
             let (mut so, mut d_o) = offsets(&coords);
             let replicate = self.levels == 1 && levels[0].replicate;
             let first_dst = d_o;
-            for idx in a..b {
-                if replicate && idx > a {
-                    // SAFETY: the block at `first_dst` was written by this part and is `levels[0].dst` bytes long;
-                    // its copy at `d_o` is the block this index would write, inside the checked output range.
-                    unsafe {
-                        copy_block(bases.dst.offset(first_dst), bases.dst.offset(d_o), levels[0].dst as usize, ctx)
-                    };
-                } else {
-                    let run_ctx = if replicate { Ctx { nt: false, ..ctx } } else { ctx };
-                    // SAFETY: (so, d_o) are the offsets of a valid prefix coordinate; the rest is the caller's
-                    // contract.
-                    unsafe { run_from(p, self.levels, bases.src.offset(so), bases.dst.offset(d_o), run_ctx) };
+            if replicate {
+                // SAFETY: index a's block (`levels[0].dst` bytes at `first_dst`, destination-contiguous) is run first
+                // with ordinary stores; indices a + 1 .. b are the next blocks of this part, contiguous after it
+                // (one level whose stride is the block), inside the checked output range.
+                unsafe {
+                    run_from(p, 1, bases.src.offset(so), bases.dst.offset(first_dst), Ctx { nt: false, ..ctx });
+                    replicate_blocks(bases.dst.offset(first_dst), levels[0].dst as usize, b - a, ctx);
                 }
+                if ctx.nt {
+                    fence();
+                }
+                return;
+            }
+            for _ in a..b {
+                // SAFETY: (so, d_o) are the offsets of a valid prefix coordinate; the rest is the caller's contract.
+                unsafe { run_from(p, self.levels, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
                 // Advance the odometer.
                 let mut l = self.levels;
                 while l > 0 {

@@ -5,6 +5,7 @@
 //! offsets. A broadcast row dimension (`row_src == 0`, contiguous destination) computes one pass and copies it.
 
 use super::copy::copy_bytes;
+use crate::kernels::dispatch::replicate;
 use crate::kernels::footprint::{Footprint, HERE};
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86;
@@ -74,14 +75,11 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         // A broadcast row: every pass is the first one.
         // SAFETY: pass 0 is rows 0 .. per of the caller's footprint.
         unsafe { pass::<T>(src, dst, c.per, c, t, ctx) };
-        let mut r = c.per;
-        while r < c.rows {
-            let k = c.per.min(c.rows - r);
-            // SAFETY: destination rows r .. r + k are the contiguous bytes [r, r + k) * block_bytes of the caller's
-            // footprint; pass 0's bytes (written above) do not overlap them (r >= per).
-            unsafe { copy_bytes(dst, dst.add(r * block_bytes), k * block_bytes, ctx) };
-            r += k;
-        }
+        // Pass 0 is `per` rows; the rows are contiguous, so the remaining whole passes and the last partial one
+        // are copies of its first rows: replicate rows (blocks of one row) rather than passes.
+        // SAFETY: rows 0 .. per are written; rows per .. rows are the contiguous bytes up to rows * block_bytes of
+        // the caller's footprint.
+        unsafe { replicate(dst, block_bytes, c.rows, ctx) };
         return;
     }
     if ctx.nt && contiguous && pass_bytes <= STAGE_BYTES && c.rows * block_bytes >= STAGE_BYTES {
