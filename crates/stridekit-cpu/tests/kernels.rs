@@ -196,3 +196,24 @@ fn small_runs_through_tables() {
         }
     }
 }
+
+#[test]
+fn gather_tiles_with_nearby_partners() {
+    // The transpose partner reads nearby bytes without being one element: each row gathers at a large stride from
+    // a start a few elements after the previous row's (rows that read the same lines), forwards and backwards;
+    // pixels of 3 and 5 channels into planes (the partner is one element, fewer rows than a tile). Rows longer
+    // than one block of the gather tiles (256 elements at strides of a line or more) and a ragged last block, except
+    // under Miri (one block: the rows only need to be longer than the table kernel's small runs).
+    let len: u32 = if cfg!(miri) { 90 } else { 1100 };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        for (rows, a, b) in [(7u32, 3u32, 19u32), (3, 3, 9), (5, 1, 5), (4, 2, 37)] {
+            let input = [rows, len];
+            let strides = [a, b];
+            case(dt, &input, Some(&strides), &[0, 0], &input, &[1, 1], &input, None);
+            // Rows backwards, columns backwards, into a padded output.
+            case(dt, &input, Some(&strides), &[0, 0], &input, &[-1, -1], &input, Some(&[len + 3, 1]));
+        }
+        // HWC -> CHW with 3 channels: a transpose whose partner is contiguous, 3 destination rows.
+        case(dt, &[len, 3], None, &[0, 0], &[len, 3], &[1, 1], &[len, 3], Some(&[1, len]));
+    }
+}

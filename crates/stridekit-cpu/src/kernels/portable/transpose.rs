@@ -78,9 +78,8 @@ pub(crate) unsafe fn transpose<T: Elem>(
 }
 
 /// The gather tiles: blocks of [`gather_block`] elements of `b`; in each block, one gather (the gather kernel,
-/// SIMD at small strides) per destination row `a`. Streaming stores only when every piece a gather writes is whole
-/// lines (destination and rows line-aligned): a line written partly by streaming and partly by ordinary stores
-/// costs far more than its read-for-ownership.
+/// SIMD at small strides) per destination row `a`. Streaming stores are the gather kernel's: it streams only the
+/// whole lines inside its piece, so pieces that share a line never mix streaming and ordinary stores on it.
 ///
 /// # Safety
 /// As for [`transpose`].
@@ -97,8 +96,6 @@ unsafe fn gather_tiles<T: Elem>(
 ) {
     let e = T::SIZE;
     let block = gather_block(b_src, e);
-    let whole_lines = (dst as usize).is_multiple_of(64) && a_dst.rem_euclid(64) == 0;
-    let ctx = Ctx { nt: ctx.nt && whole_lines, ..ctx };
     let mut b0 = 0;
     while b0 < nb {
         let len = block.min(nb - b0);
