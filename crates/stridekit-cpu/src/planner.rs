@@ -12,6 +12,8 @@
 //!    negative, both start offsets moved to the far end). Only the order changes, so that reads run forward, which
 //!    this machine's hardware prefetcher needs (a copy reading 1 KiB rows bottom-up runs at a third of the speed),
 //!    while streaming stores do not care about direction.
+//!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
+//!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes.
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block.
 
@@ -20,6 +22,9 @@ use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
+
+/// The destination bytes one kernel call must write for step 1c to order the outer loops by source stride.
+const READ_ORDER_MIN_BLOCK: usize = 512;
 
 /// Planner dimensions from table dimensions (the same numbers).
 fn dims_of(t: &[TDim]) -> Vec<PDim> {
@@ -74,7 +79,7 @@ pub(crate) enum Inner {
     /// for a transpose proper) and writes with stride `a_dst`; dimension `b` writes contiguously and reads with
     /// stride `b_src`.
     Transpose { na: usize, a_src: isize, a_dst: isize, nb: usize, b_src: isize },
-    /// Short contiguous runs (at most 128 bytes) of the innermost dimension together with the dimension around
+    /// Short contiguous runs (at most 1 KiB) of the innermost dimension together with the dimension around
     /// them: `rows` runs of `bytes` bytes, `src` / `dst` bytes apart.
     Rows { rows: usize, bytes: usize, src: isize, dst: isize },
     /// Both sides strided.
@@ -217,6 +222,13 @@ impl Program {
         for d in &dims {
             outer.push(Dim { n: count(d.n)?, src: bytes(d.src)?, dst: bytes(d.dst)?, replicate: false });
         }
+        // Step 1c: when one kernel call writes a destination block of at least READ_ORDER_MIN_BLOCK bytes, order
+        // the outer loops for the source instead (largest |source stride| outermost), so that consecutive calls read
+        // nearby bytes: the hardware prefetcher follows a stream, and blocks this large are whole lines in any
+        // order. Broadcast loops stay where they are (step 3 replicates them in place).
+        if inner_dst_contiguous && inner_block_bytes >= READ_ORDER_MIN_BLOCK && outer.iter().all(|d| d.src != 0) {
+            outer.sort_by_key(|d| std::cmp::Reverse(d.src.unsigned_abs()));
+        }
         let out_bytes = usize::try_from(copy.element_count()).ok()?.checked_mul(esize)?;
         // Step 2: flip backward outer loops when streaming stores will be used.
         let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift)?;
@@ -319,6 +331,11 @@ mod tests {
         let p = compile(f32, &[2, 32, 4, 8], None, &[1; 4], &[2, 32, 4, 8], Some(&[1024, 1, 256, 32]));
         assert_eq!(p.inner, Inner::Transpose { na: 32, a_src: 4, a_dst: 128, nb: 32, b_src: 128 });
         assert_eq!(p.outer.len(), 1);
+        // 2 KiB rows written in another order than they are read: the outer loops follow the source.
+        let p = compile(f32, &[4, 8, 512], None, &[1; 3], &[4, 8, 512], Some(&[512, 2048, 1]));
+        assert_eq!(p.inner, Inner::Copy { bytes: 2048 });
+        let order: Vec<(usize, isize, isize)> = p.outer.iter().map(|d| (d.n, d.src, d.dst)).collect();
+        assert_eq!(order, [(4, 16384, 2048), (8, 2048, 8192)]);
         // Row broadcast: one outer loop, replicated.
         let p = compile(f32, &[8, 4, 32], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 32], None);
         assert_eq!(p.inner, Inner::Copy { bytes: 128 });

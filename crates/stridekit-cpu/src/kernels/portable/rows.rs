@@ -1,7 +1,10 @@
-//! Short rows: `rows` contiguous runs of `bytes` bytes (at most [`SHORT_ROW_MAX_BYTES`], 128), `src` and `dst` bytes
-//! apart. Pixels of 3-4 channels, boxes and keypoints under strided, reversed or padded outer dimensions make the
-//! innermost contiguous run only a few bytes long; one `memcpy` call per run costs more than the bytes. This kernel
-//! takes the run and the dimension around it at once and copies each run with two overlapping fixed-size moves.
+//! Short rows: `rows` contiguous runs of `bytes` bytes (at most [`SHORT_ROW_MAX_BYTES`], 1 KiB), `src` and `dst`
+//! bytes apart. Pixels of 3-4 channels, boxes and keypoints under strided, reversed or padded outer dimensions make
+//! the innermost contiguous run only a few bytes long; one `memcpy` call per run costs more than the bytes. This
+//! kernel takes the run and the dimension around it at once and copies each run of up to 128 bytes with two
+//! overlapping fixed-size moves, longer ones with one `memcpy` each. Runs that are not whole cache lines and go to a
+//! contiguous destination with streaming stores are assembled in an L1 stage first: streamed alone, each would leave
+//! partial lines at both ends (written with ordinary stores, read for ownership).
 
 use super::copy::copy_bytes;
 use crate::kernels::footprint::Footprint;
@@ -10,7 +13,10 @@ use crate::kernels::x86;
 use crate::kernels::{Ctx, Simd};
 
 /// The longest run that takes this kernel (longer runs are bulk copies, where a `memcpy` call is amortised).
-pub(crate) const SHORT_ROW_MAX_BYTES: usize = 128;
+pub(crate) const SHORT_ROW_MAX_BYTES: usize = 1024;
+
+/// The longest run copied with two fixed-size moves (`rows_with`); longer ones are one `memcpy` each.
+const MOVES_MAX_BYTES: usize = 128;
 
 /// One call reads and writes `rows` runs of `bytes` bytes (whole elements of `esize` bytes), `src` / `dst` apart.
 pub(crate) fn footprint(rows: usize, bytes: usize, src: isize, dst: isize, esize: usize) -> Footprint {
@@ -31,7 +37,9 @@ const STAGE_BYTES: usize = 4096;
 /// Every source run is readable and every destination run writable; the sides do not overlap.
 #[inline]
 pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
-    if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES) {
+    // Runs of whole lines at line-aligned addresses stream well on their own.
+    let whole_lines = bytes.is_multiple_of(64) && (dst as usize).is_multiple_of(64);
+    if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES && !whole_lines) {
         // SAFETY: the caller's contract.
         unsafe { rows_any(src, dst, rows, bytes, s, d, ctx) };
         return;
@@ -81,6 +89,13 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
 #[inline]
 unsafe fn rows_plain(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
     assert!((1..=SHORT_ROW_MAX_BYTES).contains(&bytes));
+    if bytes > MOVES_MAX_BYTES {
+        for r in 0..rows as isize {
+            // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
+            unsafe { std::ptr::copy_nonoverlapping(src.offset(r * s), dst.offset(r * d), bytes) };
+        }
+        return;
+    }
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).
     unsafe {
         match bytes {
