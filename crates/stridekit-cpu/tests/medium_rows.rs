@@ -10,9 +10,14 @@ fn medium_runs_every_other_row_and_reversed() {
     let rows: u32 = if cfg!(miri) { 12 } else { 90 };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32]) {
         let e = dt.size_in_bytes().unwrap();
-        for bytes in [129u32, 200, 256, 364, 1000, 1024] {
+        let (lengths, steps): (&[u32], &[[i32; 2]]) = if cfg!(miri) {
+            (&[200, 1000], &[[2, 1], [-1, 1]])
+        } else {
+            (&[129, 200, 256, 364, 1000, 1024], &[[2, 1], [-1, 1], [-2, 1]])
+        };
+        for &bytes in lengths {
             let c = bytes / e;
-            for strides in [[2i32, 1], [-1, 1], [-2, 1]] {
+            for &strides in steps {
                 let desc = Slice1Desc {
                     input: BufferTensorDesc::packed(dt, &[2 * rows, c + 3]).unwrap(),
                     output: BufferTensorDesc::packed(dt, &[rows, c]).unwrap(),
