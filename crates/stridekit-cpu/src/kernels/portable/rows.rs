@@ -39,25 +39,43 @@ const STAGE_BYTES: usize = 4096;
 pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
     // Runs of whole lines at line-aligned addresses stream well on their own.
     let whole_lines = bytes.is_multiple_of(64) && (dst as usize).is_multiple_of(64);
+    // Long runs read backwards (rows bottom-up) are walked from the last row, so that the reads rise: the hardware
+    // prefetcher follows rising streams (1 KiB rows read bottom-up ran at 0.55 of the roofline, forwards 0.85).
+    let backwards = s < 0 && bytes > MOVES_MAX_BYTES;
     if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES && !whole_lines) {
-        // SAFETY: the caller's contract.
-        unsafe { rows_any(src, dst, rows, bytes, s, d, ctx) };
+        if backwards {
+            let last = rows as isize - 1;
+            // SAFETY: the same runs, from run rows - 1 down to run 0 (the caller's contract).
+            unsafe { rows_any(src.offset(last * s), dst.offset(last * d), rows, bytes, -s, -d, ctx) };
+        } else {
+            // SAFETY: the caller's contract.
+            unsafe { rows_any(src, dst, rows, bytes, s, d, ctx) };
+        }
         return;
     }
     let mut stage = std::mem::MaybeUninit::<[u8; STAGE_BYTES]>::uninit();
     let stage = stage.as_mut_ptr().cast::<u8>();
     let per = STAGE_BYTES / bytes;
-    let mut r = 0;
-    while r < rows {
-        let k = per.min(rows - r);
+    let mut done = 0;
+    while done < rows {
+        let k = per.min(rows - done);
+        // Runs r .. r + k: the next ones forwards, or the last ones not yet copied backwards.
+        let r = if backwards { rows - done - k } else { done };
         // SAFETY: runs r .. r + k of the caller's source; the stage holds k * bytes <= STAGE_BYTES bytes, written
-        // here in full before `copy_bytes` reads them; destination bytes r * bytes .. (r + k) * bytes are runs
-        // r .. r + k of the contiguous destination (d == bytes), the caller's range.
+        // here in full before `copy_bytes` reads them (backwards: run r + k - 1 into the stage's last slot first,
+        // the slots going down); destination bytes r * bytes .. (r + k) * bytes are runs r .. r + k of the
+        // contiguous destination (d == bytes), the caller's range.
         unsafe {
-            rows_any(src.offset(r as isize * s), stage, k, bytes, s, bytes as isize, ctx);
+            if backwards {
+                let last = (r + k - 1) as isize;
+                let slot = stage.add((k - 1) * bytes);
+                rows_any(src.offset(last * s), slot, k, bytes, -s, -(bytes as isize), Ctx { nt: false, ..ctx });
+            } else {
+                rows_any(src.offset(r as isize * s), stage, k, bytes, s, bytes as isize, Ctx { nt: false, ..ctx });
+            }
             copy_bytes(stage, dst.add(r * bytes), k * bytes, ctx);
         }
-        r += k;
+        done += k;
     }
 }
 
@@ -76,7 +94,15 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
             return;
         }
     }
-    let _ = (ctx, Simd::None);
+    let _ = Simd::None;
+    if bytes > MOVES_MAX_BYTES {
+        for r in 0..rows as isize {
+            // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
+            // A bulk copy each: it streams whole lines when the copy streams.
+            unsafe { copy_bytes(src.offset(r * s), dst.offset(r * d), bytes, ctx) };
+        }
+        return;
+    }
     // SAFETY: the caller's contract.
     unsafe { rows_plain(src, dst, rows, bytes, s, d) };
 }
@@ -88,14 +114,7 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
 /// As for [`rows`].
 #[inline]
 unsafe fn rows_plain(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
-    assert!((1..=SHORT_ROW_MAX_BYTES).contains(&bytes));
-    if bytes > MOVES_MAX_BYTES {
-        for r in 0..rows as isize {
-            // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
-            unsafe { std::ptr::copy_nonoverlapping(src.offset(r * s), dst.offset(r * d), bytes) };
-        }
-        return;
-    }
+    assert!((1..=MOVES_MAX_BYTES).contains(&bytes));
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).
     unsafe {
         match bytes {
