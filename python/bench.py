@@ -1,11 +1,13 @@
 """Times `stridekit.index` against `numpy.ascontiguousarray(a[key])` on the shared case matrix, in one run.
 
-    python python/bench.py [CASES_JSON] [--reps N] [--only a,b] [--threads N]
+    python python/bench.py [CASES_JSON] [--reps N] [--only a,b] [--threads N] [--out]
 
 CASES_JSON defaults to ../shared/bench/cases.json next to the repository (schema in its first field). Each case's
 input is built as a NumPy view with the case's strides (`as_strided` over a buffer of its physical extent), its window
 becomes a basic index (a negative window stride walks the window from its end), and a case with output strides writes
-into a preallocated `out` view (NumPy: `numpy.copyto(out, a[key])`). Both results are checked equal before timing.
+into a preallocated `out` view (NumPy: `numpy.copyto(out, a[key])`). With `--out`, every case writes into a
+preallocated output (C-ordered where the case has no output strides), so that neither side pays for allocating and
+page-faulting a fresh result. Both results are checked equal before timing.
 Bandwidth cases report the best of `--reps` runs, alternating the two; tiny cases report microseconds per call
 (`timeit`, best of 5). Prints a markdown table; GB/s counts 2 x output bytes (read + write, as cases.json does).
 """
@@ -22,7 +24,9 @@ import timeit
 
 import numpy as np
 
-import stridekit
+# The installed package, never a stale build left in the source tree next to this script.
+sys.path = [p for p in sys.path if os.path.abspath(p or os.curdir) != os.path.dirname(os.path.abspath(__file__))]
+import stridekit  # noqa: E402
 
 DTYPES = {"f32": np.float32, "f16": np.float16, "u8": np.uint8, "i64": np.int64}
 TINY_ELEMENTS = 1 << 10
@@ -73,13 +77,13 @@ def best(fn, reps):
     return min(times)
 
 
-def run_case(case, reps, threads):
+def run_case(case, reps, threads, preallocated=False):
     dtype = DTYPES[case["dtype"]]
     a = strided(case["in_sizes"], case["in_strides"], dtype, input_values)
     key = key_of(case)
     out_sizes = case["out_sizes"]
     assert list(a[key].shape) == out_sizes, (case["name"], a[key].shape, out_sizes)
-    if case["out_strides"] is not None:
+    if case["out_strides"] is not None or preallocated:
         out_np = strided(out_sizes, case["out_strides"], dtype, lambda n, d: np.zeros(n, d))
         out_sk = strided(out_sizes, case["out_strides"], dtype, lambda n, d: np.zeros(n, d))
 
@@ -120,6 +124,7 @@ def main():
     parser.add_argument("--reps", type=int, default=5)
     parser.add_argument("--only", default=None, help="comma-separated case names")
     parser.add_argument("--threads", type=int, default=None, help="stridekit worker threads (default: all cores)")
+    parser.add_argument("--out", action="store_true", help="every case writes into a preallocated output")
     args = parser.parse_args()
     with open(args.cases) as f:
         cases = json.load(f)["cases"]
@@ -127,13 +132,15 @@ def main():
         wanted = set(args.only.split(","))
         cases = [c for c in cases if c["name"] in wanted]
     print(f"stridekit.index vs numpy.ascontiguousarray(a[key]); numpy {np.__version__}, python "
-          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, threads={args.threads or 'all'}, best of {args.reps}")
+          f"{sys.version.split()[0]}, {os.cpu_count()} CPUs, threads={args.threads or 'all'}, best of {args.reps}, "
+          f"{'preallocated outputs (out=)' if args.out else 'fresh outputs'}, load average {os.getloadavg()[0]:.2f}, "
+          f"{stridekit.__file__}")
     print()
     print("| case | dtype | output | NumPy | stridekit | NumPy GB/s | stridekit GB/s | speedup |")
     print("|---|---|---|---:|---:|---:|---:|---:|")
     ratios = []
     for case in cases:
-        tiny, out_bytes, t_np, t_sk = run_case(case, args.reps, args.threads)
+        tiny, out_bytes, t_np, t_sk = run_case(case, args.reps, args.threads, args.out)
         if tiny:
             cells = [f"{t_np * 1e6:.2f} us", f"{t_sk * 1e6:.2f} us", "", ""]
             size = f"{out_bytes} B"

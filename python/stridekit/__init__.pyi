@@ -38,7 +38,8 @@ def slice1(
     """DML_SLICE1 on the array's logical view: `Output[o] = a[CopyStart + o * strides]`, where CopyStart is the window
     offset, plus `size - 1` where the stride is negative. One entry per dimension of `a` (rank 1..8). `output_sizes`
     defaults to the most elements the window holds at that stride (`1 + (size - 1) // abs(stride)`). Empty windows
-    raise `RuleError` as DirectML does (D11). Returns a new C-ordered array, or `out` written in place.
+    raise `RuleError` as DirectML does (D11). Returns a new C-ordered array, or `out` written in place (`out` may
+    interleave with `a`, e.g. `out=big[::2]` for `a=big[1::2]`, but not share an element with it).
 
     >>> a = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
     >>> stridekit.slice1(a, [0, 0, 0, 1], [1, 1, 4, 3], [1, 1, -2, 2]).ravel()

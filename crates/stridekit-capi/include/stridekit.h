@@ -262,7 +262,9 @@ SK_API HRESULT skCreateOperator(const DML_OPERATOR_DESC* desc, DML_FEATURE_LEVEL
  * overlap. Buffers need no particular alignment. On any error nothing is written.
  *
  * Thread safety: one operator may run on several threads at once (with distinct output buffers). Copies of 1 MiB of
- * output or more are split over Rayon's global thread pool.
+ * output or more are split over Rayon's global thread pool. During the call no other thread may write the input
+ * tensor's elements or touch the output tensor's elements; only elements are read and written, so the bytes between
+ * them (padding, another tensor interleaved with them) may be used by others meanwhile.
  */
 SK_API HRESULT skExecuteOperator(const SK_OPERATOR* op, const void* input, UINT64 inputSizeInBytes, void* output,
                                  UINT64 outputSizeInBytes, SK_ERROR_INFO* error);

@@ -7,7 +7,7 @@ use crate::error_info::{self, Failure};
 use crate::read;
 use std::ffi::c_void;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use stridekit::{DataType, calc_buffer_tensor_size, dmlx_calc_buffer_tensor_size};
+use stridekit::{DataType, TensorRole, calc_buffer_tensor_size, dmlx_calc_buffer_tensor_size};
 use stridekit_cpu::{Binding, ExecOptions, PreparedSlice1};
 
 /// `SK_OPERATOR`: a validated Slice or Slice1 compiled for the CPU. Owns everything it needs.
@@ -148,8 +148,9 @@ pub unsafe extern "C" fn skCreateOperator(
 /// # Safety
 /// `op` is null or was returned by [`skCreateOperator`] and not released; `input` is null or valid for reads of
 /// `input_size_in_bytes` bytes, `output` null or valid for writes of `output_size_in_bytes` bytes (output bytes are
-/// only written, never read); `error` as for [`skValidateOperatorDesc`]. No other thread writes the input or touches
-/// the output during the call.
+/// only written, never read); `error` as for [`skValidateOperatorDesc`]. No other thread writes the input tensor's
+/// elements or touches the output tensor's elements during the call; the bytes between elements (padding) may be
+/// used by others meanwhile.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn skExecuteOperator(
     op: *const SK_OPERATOR,
@@ -162,26 +163,35 @@ pub unsafe extern "C" fn skExecuteOperator(
     let body = || {
         // SAFETY: null or a live operator, per the caller.
         let op = unsafe { op.as_ref() }.ok_or_else(|| Failure::null_argument("op"))?;
-        // SAFETY: the caller's promises about the buffers.
-        let (input, output) = unsafe { buffers(input, input_size_in_bytes, output, output_size_in_bytes) }?;
-        let (ib, ob) = (Binding::whole(input.len()), Binding::whole(output.len()));
-        op.prepared.execute_bound(input, ib, output, ob)?;
+        let RawBuffers { input, in_len, output, out_len } =
+            buffers(input, input_size_in_bytes, output, output_size_in_bytes)?;
+        // R-BIND-1 on the whole buffers (offset 0: R-BIND-2 holds).
+        let plan = op.prepared.plan();
+        Binding::whole(in_len).check(TensorRole::Input, plan.input(), in_len as u64)?;
+        Binding::whole(out_len).check(TensorRole::Output, plan.output(), out_len as u64)?;
+        // SAFETY: the ranges are the caller's buffers, each one allocation (non-null, at most isize::MAX bytes,
+        // disjoint: `buffers`); the caller promises that nobody writes the input's elements or touches the output's
+        // elements during the call. No Rust reference is formed over the buffers, so the bytes between elements may
+        // be used by others meanwhile (execute_raw touches element bytes only).
+        unsafe { op.prepared.execute_raw(input, in_len, output, out_len) }?;
         Ok(())
     };
     // SAFETY: the caller's promise about `error`.
     unsafe { boundary(error, body) }
 }
 
-/// The caller's buffers as slices, after the checks a slice needs: not null, at most `isize::MAX` bytes, disjoint.
-///
-/// # Safety
-/// As for [`skExecuteOperator`].
-unsafe fn buffers<'a>(
-    input: *const c_void,
-    input_len: u64,
-    output: *mut c_void,
-    output_len: u64,
-) -> Result<(&'a [u8], &'a mut [u8]), Failure> {
+/// The caller's two buffers, checked for what `execute_raw` needs; still raw pointers (no Rust reference is formed
+/// over them: the bytes between elements may belong to others during the call).
+struct RawBuffers {
+    input: *const u8,
+    in_len: usize,
+    output: *mut u8,
+    out_len: usize,
+}
+
+/// The caller's buffers after the checks `execute_raw` needs: not null, at most `isize::MAX` bytes, disjoint
+/// (DirectML has no in-place slicing either).
+fn buffers(input: *const c_void, input_len: u64, output: *mut c_void, output_len: u64) -> Result<RawBuffers, Failure> {
     if input.is_null() {
         return Err(Failure::null_argument("input"));
     }
@@ -195,8 +205,6 @@ unsafe fn buffers<'a>(
     let in_len = in_len.ok_or_else(|| too_large("inputSizeInBytes", input_len))?;
     let out_len = usize::try_from(output_len).ok().filter(|&n| n <= isize::MAX as usize);
     let out_len = out_len.ok_or_else(|| too_large("outputSizeInBytes", output_len))?;
-    // A shared input slice and a mutable output slice over the same bytes would be undefined behaviour in Rust, and
-    // DirectML has no in-place slicing either.
     let (i0, o0) = (input as usize, output as usize);
     if i0 < o0.saturating_add(out_len) && o0 < i0.saturating_add(in_len) {
         return Err(Failure {
@@ -208,12 +216,7 @@ unsafe fn buffers<'a>(
             ),
         });
     }
-    // SAFETY: non-null, valid for `in_len` reads (caller), `in_len <= isize::MAX`, not written by anyone during
-    // the call (caller) and disjoint from the output (checked above).
-    let input = unsafe { std::slice::from_raw_parts(input.cast::<u8>(), in_len) };
-    // SAFETY: non-null, valid for `out_len` writes (caller), no other access during the call, disjoint from the input.
-    let output = unsafe { std::slice::from_raw_parts_mut(output.cast::<u8>(), out_len) };
-    Ok((input, output))
+    Ok(RawBuffers { input: input.cast::<u8>(), in_len, output: output.cast::<u8>(), out_len })
 }
 
 /// `skReleaseOperator`: frees an operator; null is a no-op.
