@@ -48,8 +48,8 @@
 //! - **Threading**: `SK_OPERATOR` is immutable after creation and `Send + Sync`; `skExecuteOperator` may run on many
 //!   threads at once with distinct outputs. Copies of 1 MiB of output or more use Rayon's global pool (the CPU
 //!   backend's default); smaller ones run on the calling thread.
-//! - **Speed**: `skExecuteOperator` allocates nothing and re-checks only the arguments and the bindings
-//!   (`PreparedSlice1::execute_bound`); the panic boundary (`catch_unwind`) costs nothing on the success path. The
+//! - **Speed**: `skExecuteOperator` allocates nothing and re-checks only the arguments and the bindings (R-BIND-1
+//!   with the model's `Binding::check`, then `PreparedSlice1::execute_raw` over the raw buffers); the panic boundary (`catch_unwind`) costs nothing on the success path. The
 //!   library is built as `cdylib` + `staticlib` only: with an `rlib` crate type as well, Cargo builds the C
 //!   libraries without link-time optimisation, the calls into `stridekit-cpu` and the model's binding check are not
 //!   inlined, and the 4x4 example cost ~10 ns more per call (measured with `bench/run.sh`: 43-49 ns against 33 ns).
