@@ -58,6 +58,26 @@ fn gathers_stride_2_3_4_and_negative() {
 }
 
 #[test]
+fn streamed_vector_regions_at_every_line_offset() {
+    // The reverse, gather and fill kernels stream whole 64-byte lines only and store the block at either end of
+    // their vector region normally (x86 `store::store_blocks`). Rows of n elements at a pitch of n + 1 start at
+    // every offset modulo 64 bytes (one element later each row), and the two lengths leave odd and even numbers of
+    // 32-byte blocks after the alignment head, with a scalar tail: every split of a region into lines is met.
+    let rows: u32 = if cfg!(miri) { 4 } else { 65 };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32, DataType::Float64]) {
+        let e = dt.size_in_bytes_rounded_up() as u32;
+        for n in [160 / e + 3, 192 / e + 1] {
+            let out = [rows, n];
+            let pitch: &[u32] = &[n + 1, 1];
+            case(dt, &[rows, n], None, &[0, 0], &[rows, n], &[1, -1], &out, Some(pitch));
+            case(dt, &[rows, 2 * n], None, &[0, 0], &[rows, 2 * n - 1], &[1, 2], &out, Some(pitch));
+            case(dt, &[rows, 3 * n], None, &[0, 0], &[rows, 3 * n - 2], &[1, -3], &out, Some(pitch));
+            case(dt, &[rows, n], Some(&[1, 0]), &[0, 0], &[rows, n], &[1, 1], &out, Some(pitch));
+        }
+    }
+}
+
+#[test]
 fn transposes_nchw_to_nhwc_and_back() {
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
         // At least 17 channels, so that full 16 x 16 byte tiles and a ragged edge occur under Miri too.

@@ -1,6 +1,6 @@
 //! The fill: one source element repeated over a contiguous destination (a broadcast innermost dimension).
 
-use super::store::{head_to_align, store, whole_line};
+use super::store::{head_to_align, store_blocks};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -24,17 +24,11 @@ pub(crate) unsafe fn fill_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize, 
     let head = if nt { head } else { 0 };
     // SAFETY: the first `head` bytes (whole elements) of the destination; the pattern starts on an element boundary.
     unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst, head) };
-    let mut i = head;
-    let vec_end = head + (len - head) / 32 * 32;
-    while i < vec_end {
-        // SAFETY: bytes i .. i + 32 of the destination, aligned when nt; i is a multiple of e, so the pattern lines up;
-        // `vec_end` is in the destination (head + a whole number of 32-byte blocks <= len).
-        unsafe {
-            let at = dst.add(i);
-            store(at, v, nt && whole_line(at, dst.add(head), dst.add(vec_end)))
-        };
-        i += 32;
-    }
+    let blocks = (len - head) / 32;
+    let i = head + blocks * 32;
+    // SAFETY: blocks of 32 bytes from `head` (a multiple of e, so the pattern lines up), `blocks * 32 <= len - head`
+    // bytes of the destination, aligned when nt.
+    unsafe { store_blocks(dst.add(head), blocks, nt, false, |_| v) };
     // SAFETY: the tail i .. len (< 32 bytes, starting on an element boundary).
     unsafe { std::ptr::copy_nonoverlapping(pattern.as_ptr(), dst.add(i), len - i) };
 }

@@ -1,7 +1,7 @@
 //! The gather at small strides (+-2, +-3, +-4 elements) into a contiguous destination, with byte shuffles.
 
 use super::reverse::reverse_vector;
-use super::store::{head_to_align, store, whole_line};
+use super::store::{head_to_align, store_blocks};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -119,22 +119,21 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         // SAFETY: `m` is 32 bytes.
         unsafe { _mm256_loadu_si256(m.as_ptr().cast()) }
     });
+    let blocks = (vec_end - start) / per;
     if neg {
         for i in (vec_end..n).rev() {
             scalar(i);
         }
-        let mut i = vec_end;
-        while i > start {
-            i -= per;
-            // SAFETY: the block reads 32 K bytes from output i + per - 1's element (i + per <= n) up to, excluding,
-            // output i - 1's element (i >= start >= 1); destination elements i .. i + per lie in the range and are
-            // 32-byte aligned when nt (start is aligned, steps of 32 bytes).
-            unsafe {
-                let v = gather_block::<T, K>(elem(i + per - 1), &masks);
-                let at = dst.add(i * e);
-                store(at, reverse_vector::<T>(v), nt && whole_line(at, dst.add(start * e), dst.add(vec_end * e)));
-            }
-        }
+        // SAFETY: block k holds outputs i .. i + per (i = start + k per) and reads 32 K bytes from output
+        // i + per - 1's element (i + per <= vec_end <= n) up to, excluding, output i - 1's element (i >= start >= 1);
+        // the region (from output `start`, 32-byte aligned when nt) is the destination's. Blocks go downwards, so
+        // that reads rise.
+        unsafe {
+            store_blocks(dst.add(start * e), blocks, nt, true, |k| {
+                let i = start + k * per;
+                reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks))
+            })
+        };
         for i in (0..start).rev() {
             scalar(i);
         }
@@ -142,17 +141,11 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         for i in 0..start {
             scalar(i);
         }
-        let mut i = start;
-        while i < vec_end {
-            // SAFETY: the block reads 32 K bytes from output i's element up to, excluding, output i + per's
-            // (i + per < n); destination elements i .. i + per lie in the range, aligned when nt.
-            unsafe {
-                let at = dst.add(i * e);
-                let nt = nt && whole_line(at, dst.add(start * e), dst.add(vec_end * e));
-                store(at, gather_block::<T, K>(elem(i), &masks), nt)
-            };
-            i += per;
-        }
+        // SAFETY: block k holds outputs i .. i + per (i = start + k per) and reads 32 K bytes from output i's element
+        // up to, excluding, output i + per's (i + per < n); the region is the destination's, aligned when nt.
+        unsafe {
+            store_blocks(dst.add(start * e), blocks, nt, false, |k| gather_block::<T, K>(elem(start + k * per), &masks))
+        };
         for i in vec_end..n {
             scalar(i);
         }

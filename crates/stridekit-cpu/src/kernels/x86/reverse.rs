@@ -1,6 +1,6 @@
 //! The reversed run: the destination contiguous, the source walking backwards one element at a time.
 
-use super::store::{head_to_align, store, whole_line};
+use super::store::{head_to_align, store_blocks};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -53,18 +53,15 @@ pub(crate) unsafe fn reverse_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usiz
     for i in (vec_end..n).rev() {
         scalar(i);
     }
-    let mut k = blocks;
-    while k > 0 {
-        k -= 1;
-        let i = head + k * per;
-        // SAFETY: source elements i ..= i + per - 1 (backwards) are the 32 bytes from src - (i + per - 1) to src - i,
-        // inside the range (i + per <= n); destination elements i .. i + per inside the range, aligned when nt.
-        unsafe {
-            let v = _mm256_loadu_si256(src.sub((i + per - 1) * e).cast());
-            let at = dst.add(i * e);
-            store(at, reverse_vector::<T>(v), nt && whole_line(at, dst.add(head * e), dst.add(vec_end * e)));
-        }
-    }
+    // SAFETY: block k holds output elements i .. i + per (i = head + k per, i + per <= vec_end <= n), read as the
+    // 32 bytes from src - (i + per - 1) elements to src - i, inside the source range; the region (blocks of 32 bytes
+    // from dst + head elements) is the destination's, aligned when nt. Blocks go downwards: reads rise.
+    unsafe {
+        store_blocks(dst.add(head * e), blocks, nt, true, |k| {
+            let i = head + k * per;
+            reverse_vector::<T>(_mm256_loadu_si256(src.sub((i + per - 1) * e).cast()))
+        })
+    };
     for i in (0..head).rev() {
         scalar(i);
     }
