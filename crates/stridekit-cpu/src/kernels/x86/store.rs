@@ -76,12 +76,17 @@ pub(crate) unsafe fn store_blocks(
     mut block: impl FnMut(usize) -> __m256i,
 ) {
     let lines = if nt { WholeLines::of(base, blocks) } else { WholeLines { first: blocks, end: blocks } };
-    // SAFETY (every store below): block b < blocks is the 32 bytes at base + 32 b, inside the caller's region;
-    // blocks first..end lie on whole lines, so the first block of each pair is 64-byte aligned.
-    let ordinary = |b: usize, v: __m256i| unsafe { _mm256_storeu_si256(base.add(32 * b).cast(), v) };
-    let line = |b: usize, lo: __m256i, hi: __m256i| unsafe {
-        stream32(base.add(32 * b), lo);
-        stream32(base.add(32 * b + 32), hi);
+    let ordinary = |b: usize, v: __m256i| {
+        // SAFETY: block b < blocks is the 32 bytes at base + 32 b, inside the caller's region.
+        unsafe { _mm256_storeu_si256(base.add(32 * b).cast(), v) }
+    };
+    let line = |b: usize, lo: __m256i, hi: __m256i| {
+        // SAFETY: blocks b and b + 1 (first <= b < end, b - first even) are the whole 64-byte line at base + 32 b,
+        // inside the caller's region and 64-byte aligned (WholeLines), so 32-byte aligned for both stores.
+        unsafe {
+            stream32(base.add(32 * b), lo);
+            stream32(base.add(32 * b + 32), hi);
+        }
     };
     if down {
         for b in (lines.end..blocks).rev() {
