@@ -65,7 +65,7 @@ fn streamed_vector_regions_at_every_line_offset() {
     // 32-byte blocks after the alignment head, with a scalar tail: every split of a region into lines is met.
     let rows: u32 = if cfg!(miri) { 4 } else { 65 };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32, DataType::Float64]) {
-        let e = dt.size_in_bytes_rounded_up() as u32;
+        let e = dt.size_in_bytes_rounded_up();
         for n in [160 / e + 3, 192 / e + 1] {
             let out = [rows, n];
             let pitch: &[u32] = &[n + 1, 1];
