@@ -109,6 +109,23 @@ fn deinterleaves_pixels_into_planes() {
 }
 
 #[test]
+fn interleaves_eight_byte_planes_into_pixels() {
+    // 8 planes of bytes into 8-byte pixels (the unpack network, 32 pixels per block): 90 pixels per image are a
+    // head, whole blocks and a ragged tail; the second image starts one byte later (padded batch stride), so its
+    // head differs. 2-byte elements take the square tiles (8 rows are a tile there).
+    let ws: &[u32] = if cfg!(miri) { &[45] } else { &[45, 8 * M] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16]) {
+        for &w in ws {
+            let (c, h) = (8, 2);
+            let hwc = [c * h * w + 1, 1, w * c, c];
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            // Planes read through a reversed channel loop: the source rows are b_src < 0 apart.
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], Some(&hwc));
+        }
+    }
+}
+
+#[test]
 fn narrow_transposes_into_pixels() {
     // 5 to 15 planes of 1-byte elements (5 to 7 of 2 and 4 bytes): fewer rows than a tile. 32 pixels end a tile
     // exactly at the end of the range (its last row store goes through the spill block); 8 M pixels span several

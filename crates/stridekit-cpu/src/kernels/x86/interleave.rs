@@ -1,6 +1,6 @@
 //! The interleave of 2-4 planes into a contiguous destination (planes to pixels, CHW -> HWC).
 
-use super::store::stream16;
+use super::store::{store, stream16};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -73,4 +73,74 @@ pub(crate) unsafe fn interleave<T: Elem, const NB: usize>(
     }
     (vec_end..na).for_each(scalar);
     true
+}
+
+/// The interleave of 8 planes of bytes into 8-byte pixels (`dst[a * 8 + b] = src[a + b * b_src]`), which the
+/// `pshufb` form above would do with 8 shuffles per 16 output bytes and the narrow tiles with a 16-row network over
+/// half-empty registers: here 32 pixels of the 8 rows are three rounds of AVX2 unpacks (bytes, pairs, quads),
+/// whose lanes hold pixels 0-15 and 16-31, and four lane permutes per half put them in order. With `nt`, a head
+/// of at most 7 pixels brings the destination to a line boundary and each 256-byte block is streamed as whole
+/// lines; the head and the tail take ordinary stores. Returns `false`, having written nothing, when there is not
+/// one whole block (the caller's tiles handle it).
+///
+/// # Safety
+/// As for [`transpose_avx2`] with `T = u8`, `nb == 8` and `a_dst == 8`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn interleave_bytes8(src: *const u8, dst: *mut u8, na: usize, b_src: isize, nt: bool) -> bool {
+    const BLOCK: usize = 32;
+    if na < 2 * BLOCK {
+        return false;
+    }
+    let head = if nt { (0..8).find(|h| (dst as usize + h * 8).is_multiple_of(64)) } else { None };
+    let (nt, head) = match head {
+        Some(h) => (true, h),
+        None => (false, 0),
+    };
+    let vec_end = head + (na - head) / BLOCK * BLOCK;
+    let scalar = |a: usize| {
+        for b in 0..8 {
+            // SAFETY: element (a, b), a < na, b < 8, of both of the caller's ranges.
+            unsafe { *dst.add(a * 8 + b) = *src.offset(a as isize + b as isize * b_src) };
+        }
+    };
+    (0..head).for_each(scalar);
+    for a0 in (head..vec_end).step_by(BLOCK) {
+        // SAFETY: source elements a0 .. a0 + 32 of every row b < 8, a0 + 32 <= vec_end <= na.
+        let row = |b: isize| unsafe { _mm256_loadu_si256(src.offset(a0 as isize + b * b_src).cast()) };
+        let pixels = bytes8_network([row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)]);
+        for (i, v) in pixels.into_iter().enumerate() {
+            // SAFETY: destination bytes of pixels a0 .. a0 + 32 (256 bytes from a0 * 8), inside the range; when nt,
+            // 64-byte aligned at the block's start (the head aligned it, blocks advance 256 bytes).
+            unsafe { store(dst.add(a0 * 8 + 32 * i), v, nt) };
+        }
+    }
+    (vec_end..na).for_each(scalar);
+    true
+}
+
+/// 32 pixels of 8 bytes, in order, from 32 bytes of each of 8 rows.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bytes8_network(r: [__m256i; 8]) -> [__m256i; 8] {
+    // Pairs of rows (0 1, 2 3, 4 5, 6 7): per lane, pixels 0-7 (lo) and 8-15 (hi) of 2 bytes.
+    let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_epi8(r[k], r[k + 1]), _mm256_unpackhi_epi8(r[k], r[k + 1])));
+    // Quads (rows 0-3 and 4-7): per lane, pixels 0-3, 4-7, 8-11, 12-15 of 4 bytes.
+    let quads = |p: (__m256i, __m256i), q: (__m256i, __m256i)| {
+        [
+            _mm256_unpacklo_epi16(p.0, q.0),
+            _mm256_unpackhi_epi16(p.0, q.0),
+            _mm256_unpacklo_epi16(p.1, q.1),
+            _mm256_unpackhi_epi16(p.1, q.1),
+        ]
+    };
+    let (u, v) = (quads(t[0], t[1]), quads(t[2], t[3]));
+    // Whole pixels: w[2i] holds pixels 4i, 4i + 1 of each lane, w[2i + 1] pixels 4i + 2, 4i + 3.
+    let w: [__m256i; 8] = std::array::from_fn(|j| match j % 2 {
+        0 => _mm256_unpacklo_epi32(u[j / 2], v[j / 2]),
+        _ => _mm256_unpackhi_epi32(u[j / 2], v[j / 2]),
+    });
+    std::array::from_fn(|i| match i / 4 {
+        0 => _mm256_permute2x128_si256::<0x20>(w[2 * i], w[2 * i + 1]),
+        _ => _mm256_permute2x128_si256::<0x31>(w[2 * (i - 4)], w[2 * (i - 4) + 1]),
+    })
 }
