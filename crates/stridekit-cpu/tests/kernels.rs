@@ -126,6 +126,26 @@ fn interleaves_eight_byte_planes_into_pixels() {
 }
 
 #[test]
+fn interleaves_padded_planes_into_pixels() {
+    // 9-15 planes of bytes and 5-7 of 2 bytes (the padded unpack network, 16 or 8 pixels per block, each chunk the
+    // OR of up to three shuffled pixels): 90 pixels per image are a head, whole blocks and a ragged tail; the second
+    // image starts one element later, so its head differs; planes read through a reversed channel loop.
+    let planes: &[(DataType, &[u32])] = if cfg!(miri) {
+        &[(DataType::Uint8, &[12]), (DataType::Float16, &[6])]
+    } else {
+        &[(DataType::Uint8, &[9, 10, 11, 12, 13, 14, 15]), (DataType::Float16, &[5, 6, 7])]
+    };
+    for &(dt, cs) in planes {
+        for &c in cs {
+            let (h, w) = (2, 45);
+            let hwc = [c * h * w + 1, 1, w * c, c];
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], Some(&hwc));
+        }
+    }
+}
+
+#[test]
 fn narrow_transposes_into_pixels() {
     // 5 to 15 planes of 1-byte elements (5 to 7 of 2 and 4 bytes): fewer rows than a tile. 32 pixels end a tile
     // exactly at the end of the range (its last row store goes through the spill block); 8 M pixels span several

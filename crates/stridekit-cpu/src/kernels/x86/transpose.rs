@@ -2,7 +2,7 @@
 
 use super::columns::{COL_BLOCK, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
-use super::interleave::{interleave, interleave_bytes8};
+use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
 use super::tiles::{tile_for, tile_size};
 use crate::kernels::Elem;
@@ -63,7 +63,7 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
                 3 => interleave::<T, 3>(src, dst, na, b_src, nt),
                 4 => interleave::<T, 4>(src, dst, na, b_src, nt),
                 8 if e == 1 => interleave_bytes8(src, dst, na, b_src, nt),
-                _ => false,
+                _ => interleave_narrow::<T>(src, dst, na, nb, b_src, nt),
             }
         };
         if done {
