@@ -109,6 +109,63 @@ fn interleaves_planes_into_pixels() {
 }
 
 #[test]
+fn deinterleaves_pixels_into_planes() {
+    // HWC -> CHW with 2, 3 and 4 channels (the deinterleave kernel). Planes of 2 x 96 values: several whole 64-byte
+    // lines of every element size, so that streamed lines, a head before them (the output buffer's alignment is
+    // arbitrary) and a tail occur; planes of 3 x 13: blocks and a ragged tail, no whole line for small elements. A
+    // padded output (planes 5 elements apart beyond their size, images one element) makes the rows' alignments
+    // differ, which must fall back to ordinary stores.
+    let shapes: &[(u32, u32)] = if cfg!(miri) { &[(2, 96)] } else { &[(2, 96), (3, 13), (4, 160)] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
+        for &(h, w) in shapes {
+            for c in [2, 3, 4] {
+                let hwc = [c * h * w, 1, w * c, c];
+                case(dt, &[2, c, h, w], Some(&hwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+                let padded = [c * (h * w + 5) + 1, h * w + 5, w, 1];
+                case(dt, &[2, c, h, w], Some(&hwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&padded));
+            }
+        }
+    }
+}
+
+#[test]
+fn interleaves_eight_byte_planes_into_pixels() {
+    // 8 planes of bytes into 8-byte pixels (the unpack network, 32 pixels per block): 90 pixels per image are a
+    // head, whole blocks and a ragged tail; the second image starts one byte later (padded batch stride), so its
+    // head differs. 2-byte elements take the square tiles (8 rows are a tile there).
+    let ws: &[u32] = if cfg!(miri) { &[45] } else { &[45, 8 * M] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16]) {
+        for &w in ws {
+            let (c, h) = (8, 2);
+            let hwc = [c * h * w + 1, 1, w * c, c];
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            // Planes read through a reversed channel loop: the source rows are b_src < 0 apart.
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], Some(&hwc));
+        }
+    }
+}
+
+#[test]
+fn interleaves_padded_planes_into_pixels() {
+    // 9-15 planes of bytes and 5-7 of 2 bytes (the padded unpack network, 16 or 8 pixels per block, each chunk the
+    // OR of up to three shuffled pixels): 90 pixels per image are a head, whole blocks and a ragged tail; the second
+    // image starts one element later, so its head differs; planes read through a reversed channel loop.
+    let planes: &[(DataType, &[u32])] = if cfg!(miri) {
+        &[(DataType::Uint8, &[12]), (DataType::Float16, &[6])]
+    } else {
+        &[(DataType::Uint8, &[9, 10, 11, 12, 13, 14, 15]), (DataType::Float16, &[5, 6, 7])]
+    };
+    for &(dt, cs) in planes {
+        for &c in cs {
+            let (h, w) = (2, 45);
+            let hwc = [c * h * w + 1, 1, w * c, c];
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&hwc));
+            case(dt, &[2, c, h, w], None, &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], Some(&hwc));
+        }
+    }
+}
+
+#[test]
 fn narrow_transposes_into_pixels() {
     // 5 to 15 planes of 1-byte elements (5 to 7 of 2 and 4 bytes): fewer rows than a tile. 32 pixels end a tile
     // exactly at the end of the range (its last row store goes through the spill block); 8 M pixels span several

@@ -49,6 +49,12 @@ pub(crate) unsafe fn transpose<T: Elem>(
 ) {
     let e = T::SIZE as isize;
     #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && a_src == e && x86::deinterleave_fits(na, b_src, T::SIZE) {
+        // SAFETY: AVX2 detected; same ranges (the source is `na`-element pixels, what the deinterleave assumes).
+        unsafe { x86::deinterleave::<T>(src, dst, na, a_dst, nb, ctx.nt) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && a_src == e && x86::transpose_tiles_fit(na, nb, a_dst, T::SIZE) {
         // SAFETY: AVX2 detected; same ranges (a_src is one element, what the SIMD transpose assumes).
         unsafe { x86::transpose_avx2::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };

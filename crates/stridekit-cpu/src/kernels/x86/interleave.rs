@@ -1,6 +1,7 @@
 //! The interleave of 2-4 planes into a contiguous destination (planes to pixels, CHW -> HWC).
 
-use super::store::stream16;
+use super::store::{store, stream16};
+use super::tiles::network16;
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -68,6 +69,192 @@ pub(crate) unsafe fn interleave<T: Elem, const NB: usize>(
             }
             // SAFETY: destination bytes of elements a0 .. a0 + per (16 NB bytes from `out`), inside the range;
             // 16-byte aligned when nt (the head aligned it, blocks advance 16 NB bytes).
+            unsafe { if nt { stream16(out.add(16 * j), v) } else { _mm_storeu_si128(out.add(16 * j).cast(), v) } };
+        }
+    }
+    (vec_end..na).for_each(scalar);
+    true
+}
+
+/// The interleave of 8 planes of bytes into 8-byte pixels (`dst[a * 8 + b] = src[a + b * b_src]`), which the
+/// `pshufb` form above would do with 8 shuffles per 16 output bytes and the narrow tiles with a 16-row network over
+/// half-empty registers: here 32 pixels of the 8 rows are three rounds of AVX2 unpacks (bytes, pairs, quads),
+/// whose lanes hold pixels 0-15 and 16-31, and four lane permutes per half put them in order. With `nt`, a head
+/// of at most 7 pixels brings the destination to a line boundary and each 256-byte block is streamed as whole
+/// lines; the head and the tail take ordinary stores. Returns `false`, having written nothing, when there is not
+/// one whole block (the caller's tiles handle it).
+///
+/// # Safety
+/// As for [`transpose_avx2`] with `T = u8`, `nb == 8` and `a_dst == 8`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn interleave_bytes8(src: *const u8, dst: *mut u8, na: usize, b_src: isize, nt: bool) -> bool {
+    const BLOCK: usize = 32;
+    if na < 2 * BLOCK {
+        return false;
+    }
+    let head = if nt { (0..8).find(|h| (dst as usize + h * 8).is_multiple_of(64)) } else { None };
+    let (nt, head) = match head {
+        Some(h) => (true, h),
+        None => (false, 0),
+    };
+    let vec_end = head + (na - head) / BLOCK * BLOCK;
+    let scalar = |a: usize| {
+        for b in 0..8 {
+            // SAFETY: element (a, b), a < na, b < 8, of both of the caller's ranges.
+            unsafe { *dst.add(a * 8 + b) = *src.offset(a as isize + b as isize * b_src) };
+        }
+    };
+    (0..head).for_each(scalar);
+    for a0 in (head..vec_end).step_by(BLOCK) {
+        // SAFETY: source elements a0 .. a0 + 32 of every row b < 8, a0 + 32 <= vec_end <= na.
+        let row = |b: isize| unsafe { _mm256_loadu_si256(src.offset(a0 as isize + b * b_src).cast()) };
+        let pixels = bytes8_network([row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7)]);
+        for (i, v) in pixels.into_iter().enumerate() {
+            // SAFETY: destination bytes of pixels a0 .. a0 + 32 (256 bytes from a0 * 8), inside the range; when nt,
+            // 64-byte aligned at the block's start (the head aligned it, blocks advance 256 bytes).
+            unsafe { store(dst.add(a0 * 8 + 32 * i), v, nt) };
+        }
+    }
+    (vec_end..na).for_each(scalar);
+    true
+}
+
+/// 32 pixels of 8 bytes, in order, from 32 bytes of each of 8 rows.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn bytes8_network(r: [__m256i; 8]) -> [__m256i; 8] {
+    // Pairs of rows (0 1, 2 3, 4 5, 6 7): per lane, pixels 0-7 (lo) and 8-15 (hi) of 2 bytes.
+    let t = [0, 2, 4, 6].map(|k| (_mm256_unpacklo_epi8(r[k], r[k + 1]), _mm256_unpackhi_epi8(r[k], r[k + 1])));
+    // Quads (rows 0-3 and 4-7): per lane, pixels 0-3, 4-7, 8-11, 12-15 of 4 bytes.
+    let quads = |p: (__m256i, __m256i), q: (__m256i, __m256i)| {
+        [
+            _mm256_unpacklo_epi16(p.0, q.0),
+            _mm256_unpackhi_epi16(p.0, q.0),
+            _mm256_unpacklo_epi16(p.1, q.1),
+            _mm256_unpackhi_epi16(p.1, q.1),
+        ]
+    };
+    let (u, v) = (quads(t[0], t[1]), quads(t[2], t[3]));
+    // Whole pixels: w[2i] holds pixels 4i, 4i + 1 of each lane, w[2i + 1] pixels 4i + 2, 4i + 3.
+    let w: [__m256i; 8] = std::array::from_fn(|j| match j % 2 {
+        0 => _mm256_unpacklo_epi32(u[j / 2], v[j / 2]),
+        _ => _mm256_unpackhi_epi32(u[j / 2], v[j / 2]),
+    });
+    std::array::from_fn(|i| match i / 4 {
+        0 => _mm256_permute2x128_si256::<0x20>(w[2 * i], w[2 * i + 1]),
+        _ => _mm256_permute2x128_si256::<0x31>(w[2 * (i - 4)], w[2 * (i - 4) + 1]),
+    })
+}
+
+/// The interleave of [`transpose_avx2`] into a contiguous destination with more planes than [`interleave`] takes
+/// and fewer than a tile of 16 bytes: 9-15 planes of bytes, 5-7 of 2 bytes (CHW12 -> HWC). Returns `false`,
+/// having written nothing, when this form does not apply or there are not two blocks of pixels.
+///
+/// # Safety
+/// As for [`transpose_avx2`] with `a_dst == nb * size_of T`.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn interleave_narrow<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    nb: usize,
+    b_src: isize,
+    nt: bool,
+) -> bool {
+    // SAFETY: the caller's contract, with `nb` the const parameter of the arm.
+    unsafe {
+        match (T::SIZE, nb) {
+            (1, 9) => interleave_padded::<T, 9, 16>(src, dst, na, b_src, nt),
+            (1, 10) => interleave_padded::<T, 10, 16>(src, dst, na, b_src, nt),
+            (1, 11) => interleave_padded::<T, 11, 16>(src, dst, na, b_src, nt),
+            (1, 12) => interleave_padded::<T, 12, 16>(src, dst, na, b_src, nt),
+            (1, 13) => interleave_padded::<T, 13, 16>(src, dst, na, b_src, nt),
+            (1, 14) => interleave_padded::<T, 14, 16>(src, dst, na, b_src, nt),
+            (1, 15) => interleave_padded::<T, 15, 16>(src, dst, na, b_src, nt),
+            (2, 5) => interleave_padded::<T, 5, 8>(src, dst, na, b_src, nt),
+            (2, 6) => interleave_padded::<T, 6, 8>(src, dst, na, b_src, nt),
+            (2, 7) => interleave_padded::<T, 7, 8>(src, dst, na, b_src, nt),
+            _ => false,
+        }
+    }
+}
+
+/// Source pixels whose bytes a 16-byte destination chunk of [`interleave_padded`] takes at most (pixels of 9-15
+/// bytes: a chunk spans parts of up to three).
+const CHUNK_PIXELS: usize = 3;
+
+/// `NB` planes of `16 / TILE`-byte elements into pixels of `NB` elements, `TILE` pixels per block: the block's `NB`
+/// source rows of 16 bytes and `TILE - NB` zero rows go through the square tile's unpack network, which leaves each
+/// pixel in a register of its own (its bytes past the pixel zero); each 16-byte destination chunk is then the OR of
+/// one `pshufb` per pixel it spans. Against the narrow tiles this stages nothing and stores each destination byte
+/// once. With `nt`, a head of at most 15 pixels aligns the destination to 16 bytes and the chunks are streamed.
+///
+/// # Safety
+/// As for [`transpose_avx2`] with `nb == NB`, `a_dst == NB * size_of T` and `TILE == 16 / size_of T`.
+#[target_feature(enable = "avx2")]
+unsafe fn interleave_padded<T: Elem, const NB: usize, const TILE: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    b_src: isize,
+    nt: bool,
+) -> bool {
+    let e = T::SIZE;
+    let px = NB * e;
+    if e * TILE != 16 || na < 2 * TILE {
+        return false;
+    }
+    // Chunk j takes pixels first[j] .. first[j] + CHUNK_PIXELS (clamped to the block); mask [j][s] places the bytes
+    // of pixel first[j] + s that land in chunk j.
+    let first: [usize; NB] = std::array::from_fn(|j| 16 * j / px);
+    let mut mask_bytes = [[[i8::MIN; 16]; CHUNK_PIXELS]; NB];
+    for (j, chunk) in mask_bytes.iter_mut().enumerate() {
+        for (s, mask) in chunk.iter_mut().enumerate() {
+            for (q, m) in mask.iter_mut().enumerate() {
+                // Byte q of chunk j is byte `at` of pixel first[j] + s when 0 <= at < px.
+                let at = (16 * j + q) as isize - (px * (first[j] + s)) as isize;
+                if (0..px as isize).contains(&at) {
+                    *m = at as i8;
+                }
+            }
+        }
+    }
+    // SAFETY: each mask is 16 bytes.
+    let masks = mask_bytes.map(|chunk| chunk.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
+    let head = if nt { (0..TILE.min(na)).find(|h| (dst as usize + h * px).is_multiple_of(16)) } else { None };
+    let (nt, head) = match head {
+        Some(h) => (true, h),
+        None => (false, 0),
+    };
+    let vec_end = head + (na - head) / TILE * TILE;
+    let ei = e as isize;
+    let scalar = |a: usize| {
+        for b in 0..NB {
+            // SAFETY: element (a, b), a < na, b < NB, of both of the caller's ranges.
+            unsafe {
+                dst.add((a * NB + b) * e)
+                    .cast::<T>()
+                    .write_unaligned(src.offset(a as isize * ei + b as isize * b_src).cast::<T>().read_unaligned())
+            };
+        }
+    };
+    (0..head).for_each(scalar);
+    for a0 in (head..vec_end).step_by(TILE) {
+        let rows: [__m128i; TILE] = std::array::from_fn(|b| match b < NB {
+            // SAFETY: source elements a0 .. a0 + TILE (16 bytes) of row b < NB, a0 + TILE <= vec_end <= na.
+            true => unsafe { _mm_loadu_si128(src.offset(a0 as isize * ei + b as isize * b_src).cast()) },
+            false => _mm_setzero_si128(),
+        });
+        let pixels = network16::<TILE>(rows);
+        // SAFETY: the first destination byte of pixel a0, inside the range.
+        let out = unsafe { dst.add(a0 * px) };
+        for (j, chunk_masks) in masks.iter().enumerate() {
+            let mut v = _mm_setzero_si128();
+            for (s, mask) in chunk_masks.iter().enumerate() {
+                v = _mm_or_si128(v, _mm_shuffle_epi8(pixels[(first[j] + s).min(TILE - 1)], *mask));
+            }
+            // SAFETY: destination bytes of pixels a0 .. a0 + TILE (16 NB bytes from `out`, chunk j at 16 j), inside
+            // the range; 16-byte aligned when nt (the head aligned it, blocks advance 16 NB bytes).
             unsafe { if nt { stream16(out.add(16 * j), v) } else { _mm_storeu_si128(out.add(16 * j).cast(), v) } };
         }
     }

@@ -6,6 +6,7 @@
 
 mod columns;
 mod copy;
+mod deinterleave;
 mod fill;
 mod gather;
 mod interleave;
@@ -18,6 +19,7 @@ mod tiles;
 mod transpose;
 
 pub(crate) use copy::{NT_MIN_RUN, copy_nt_avx2};
+pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
 pub(crate) use reverse::reverse_avx2;

@@ -72,6 +72,19 @@ pub(crate) fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width:
     out
 }
 
+/// The `log2 N` unpack rounds of [`tile16`]: `N` rows of 16 bytes (`N` elements of `16 / N` bytes) in, the `N`
+/// transposed rows out.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn network16<const N: usize>(mut v: [__m128i; N]) -> [__m128i; N] {
+    let (mut cols, mut width) = (1, 128 / N as u32);
+    while cols < N {
+        v = unpack_round(&v, cols, width);
+        (cols, width) = (cols * 2, width * 2);
+    }
+    v
+}
+
 /// Transposes one full `N x N` tile of `16 / N`-byte elements (16 rows of bytes, or 8 rows of 2-byte elements),
 /// `dst[a * a_dst + b] = src[a + b * b_src]`, with `log2 N` rounds of SSE2 unpacks.
 ///
@@ -82,14 +95,8 @@ pub(crate) fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width:
 #[inline]
 pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
     // SAFETY: row j of the source tile is 16 bytes at src + j * b_src (the caller's contract).
-    let mut v: [__m128i; N] =
-        std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.offset(j as isize * b_src).cast()) });
-    let (mut cols, mut width) = (1, 128 / N as u32);
-    while cols < N {
-        v = unpack_round(&v, cols, width);
-        (cols, width) = (cols * 2, width * 2);
-    }
-    for (a, row) in v.into_iter().enumerate() {
+    let v: [__m128i; N] = std::array::from_fn(|j| unsafe { _mm_loadu_si128(src.offset(j as isize * b_src).cast()) });
+    for (a, row) in network16(v).into_iter().enumerate() {
         // SAFETY: row a of the destination tile is 16 bytes at dst + a * a_dst (the caller's contract).
         unsafe { _mm_storeu_si128(dst.offset(a as isize * a_dst).cast(), row) };
     }

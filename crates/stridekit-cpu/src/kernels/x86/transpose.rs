@@ -2,7 +2,7 @@
 
 use super::columns::{COL_BLOCK, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
-use super::interleave::interleave;
+use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
 use super::tiles::{tile_for, tile_size};
 use crate::kernels::Elem;
@@ -10,6 +10,11 @@ use std::arch::x86_64::*;
 
 /// Source bytes of each row `b` a chunk reads when no scratch block is used (64 elements of 4 bytes).
 pub(crate) const CHUNK_BYTES: usize = 256;
+
+/// Source bytes of each row `b` a chunk reads at most when a scratch block is used: each of the many rows (64 channels
+/// of NCHW) is read sequentially for that long before the walk jumps to the next row. A cap of 256 elements read only
+/// 256 bytes per row of 1-byte elements (512 of 2-byte ones) where 4-byte ones read 1 KiB.
+const SCRATCH_SOURCE_BYTES: usize = 1 << 10;
 
 /// The most bytes (rows x chunk) the next chunk's prefetch may request at once.
 const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
@@ -57,7 +62,8 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
                 2 => interleave::<T, 2>(src, dst, na, b_src, nt),
                 3 => interleave::<T, 3>(src, dst, na, b_src, nt),
                 4 => interleave::<T, 4>(src, dst, na, b_src, nt),
-                _ => false,
+                8 if e == 1 => interleave_bytes8(src, dst, na, b_src, nt),
+                _ => interleave_narrow::<T>(src, dst, na, nb, b_src, nt),
             }
         };
         if done {
@@ -72,7 +78,11 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
         return;
     }
-    let chunk = if use_scratch { (SCRATCH_BYTES / row_bytes / tile * tile).min(256) } else { CHUNK_BYTES / e };
+    let chunk = if use_scratch {
+        (SCRATCH_BYTES / row_bytes / tile * tile).min(SCRATCH_SOURCE_BYTES / e)
+    } else {
+        CHUNK_BYTES / e
+    };
     // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
     let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
@@ -113,9 +123,16 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         let mut b0 = 0;
         while b0 < nb {
             if !whole_chunk_prefetch {
-                let len = ((c1 - c0) * e) as isize;
-                for b in (b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile).take_while(|&b| b < nb) {
-                    let row = src.wrapping_offset(c0 as isize * ei + b as isize * b_src);
+                for b in b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile {
+                    // Rows past the last one are the first rows of the next chunk, so that a chunk does not start on
+                    // cold rows.
+                    let (b, a0, a1) = match b < nb {
+                        true => (b, c0, c1),
+                        false if c1 < na && b - nb < nb => (b - nb, c1, (c1 + chunk).min(na)),
+                        false => break,
+                    };
+                    let len = ((a1 - a0) * e) as isize;
+                    let row = src.wrapping_offset(a0 as isize * ei + b as isize * b_src);
                     for off in (0..len).step_by(64).chain([len - 1]) {
                         // A hint that never faults (wrapping_offset: the address computation stays defined).
                         _mm_prefetch::<_MM_HINT_T0>(row.wrapping_offset(off).cast());
