@@ -113,6 +113,17 @@ pub(crate) unsafe fn store_blocks(
     }
 }
 
+/// Stores 32 bytes, streaming when `nt` (then `dst` must be 32-byte aligned).
+///
+/// # Safety
+/// AVX2 is available; 32 bytes writable at `dst`; aligned to 32 when `nt`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn store(dst: *mut u8, v: __m256i, nt: bool) {
+    // SAFETY: the caller's contract.
+    unsafe { if nt { stream32(dst, v) } else { _mm256_storeu_si256(dst.cast(), v) } }
+}
+
 /// A 16-byte streaming store (under Miri an ordinary store, as for [`stream32`]).
 ///
 /// # Safety
