@@ -46,6 +46,20 @@ fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
         }
 }
 
+/// The kernel call of a table plan, without a partner.
+fn call_of(t: &TablePlan) -> TableCall {
+    TableCall {
+        rows: t.rows,
+        row_src: t.row_src,
+        row_dst: t.row_dst,
+        per: t.per,
+        block: t.block,
+        hull: t.hull,
+        na: 1,
+        a_dst: 0,
+    }
+}
+
 /// The outer dimension a table call takes as its partner ([`TableCall::na`]): one that reads the next element
 /// (source stride +1) for at least a tile of the x86 partner tiles (16 bytes of elements), around a call whose
 /// rows are contiguous in the destination and whose passes are at least a tile long. Each source line the
@@ -194,23 +208,34 @@ impl Program {
         // does a whole copy of at most one table block (one walk of a table beats any loop nest at that size).
         let tiny = copy.element_count().saturating_mul(esize as u64) <= BLOCK_MAX_BYTES as u64
             && !(dims.is_empty() && matches!(inner, Inner::Copy { .. }));
-        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny {
+        // A transpose proper into strided destination rows of at most a table block (a few channel-last pixels
+        // into planes) goes through a table too when its partner becomes the table's partner: the partner tiles
+        // take every row of a pass at once, where the transpose tiles take one short row at a time and leave
+        // its ragged end to scalar moves (u16 pixels of 12 channels, 39 to a row, into 12 planes: 0.11 of the
+        // roofline).
+        let transposed = match inner {
+            Inner::Transpose { na, a_src, a_dst, nb, .. } => {
+                let row = nb.saturating_mul(esize);
+                options.simd
+                    && matches!(esize, 1 | 2 | 4)
+                    && a_src == esize as isize
+                    && na >= 16 / esize
+                    && row <= BLOCK_MAX_BYTES
+                    && usize::try_from(a_dst).ok() != Some(row)
+            }
+            _ => false,
+        };
+        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny || transposed {
             true => {
                 let mut tdims = all;
                 match TablePlan::build(&mut tdims, esize, options.simd) {
+                    Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize).is_none() => {
+                        (inner, None, 0)
+                    }
                     Some(t) => {
                         // The table took the innermost dimensions; the outer ones are the first `tdims.len()`.
                         dims = dims_of(&tdims);
-                        let mut call = TableCall {
-                            rows: t.rows,
-                            row_src: t.row_src,
-                            row_dst: t.row_dst,
-                            per: t.per,
-                            block: t.block,
-                            hull: t.hull,
-                            na: 1,
-                            a_dst: 0,
-                        };
+                        let mut call = call_of(&t);
                         if options.simd
                             && let Some(i) = table_partner(&dims, &call, esize)
                         {

@@ -239,6 +239,10 @@ fn table_partners_transpose_in_tiles() {
                 case(dt, &input, None, &[0; 3], &input, &[rs, s, 1], &out, Some(&[n, 1, planes]));
                 case(dt, &input, None, &[0; 3], &input, &[rs, s, 1], &out, Some(&[n, 1, planes + 7]));
             }
+            // Padded rows of 39 pixels of p channels into p planes: a transpose into short strided rows, which
+            // the table takes with the channels as its partner.
+            let input = [rows, 41, p];
+            case(dt, &input, None, &[0; 3], &[rows, 39, p], &[1; 3], &[rows, 39, p], Some(&[39, 1, rows * 39]));
             // One row of 40 pixels (the block alone, no row dimension), planes padded.
             let input = [1, 80, p];
             case(dt, &input, None, &[0; 3], &input, &[1, 2, 1], &[1, 40, p], Some(&[40, 1, 43]));
