@@ -297,3 +297,32 @@ fn gather_tiles_with_nearby_partners() {
         case(dt, &[len, 3], None, &[0, 0], &[len, 3], &[1, 1], &[len, 3], Some(&[1, len]));
     }
 }
+
+#[test]
+fn table_partners_transpose_in_tiles() {
+    // Channel-last pixels of P channels into P planes, every s-th pixel (a small gather far apart per channel):
+    // the table takes the pixels and rows, the channel dimension (reading the next element) is its partner. P
+    // a whole tile (16 bytes of elements), a tile and a ragged rest, and below a tile; rows forwards and
+    // backwards, pixels backwards; planes contiguous and padded. Enough rows for several passes and a partial one.
+    let rows: u32 = if cfg!(miri) { 24 } else { 300 };
+    let partners: &[u32] = if cfg!(miri) { &[17] } else { &[4, 8, 16, 19, 37] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Uint64]) {
+        for &p in partners {
+            for (n, s, rs) in [(3u32, 2i32, 1i32), (2, -5, -1), (5, 3, 1)] {
+                let width = (n - 1) * s.unsigned_abs() + 1;
+                let input = [rows, width, p];
+                let out = [rows, n, p];
+                let planes = rows * n;
+                case(dt, &input, None, &[0; 3], &input, &[rs, s, 1], &out, Some(&[n, 1, planes]));
+                case(dt, &input, None, &[0; 3], &input, &[rs, s, 1], &out, Some(&[n, 1, planes + 7]));
+            }
+            // Padded rows of 39 pixels of p channels into p planes: a transpose into short strided rows, which
+            // the table takes with the channels as its partner.
+            let input = [rows, 41, p];
+            case(dt, &input, None, &[0; 3], &[rows, 39, p], &[1; 3], &[rows, 39, p], Some(&[39, 1, rows * 39]));
+            // One row of 40 pixels (the block alone, no row dimension), planes padded.
+            let input = [1, 80, p];
+            case(dt, &input, None, &[0; 3], &input, &[1, 2, 1], &[1, 40, p], Some(&[40, 1, 43]));
+        }
+    }
+}

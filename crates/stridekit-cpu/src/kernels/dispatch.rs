@@ -119,7 +119,9 @@ pub(crate) unsafe fn execute_raw(
 #[inline]
 fn tiny(p: &Program) -> Option<&Table> {
     match p.inner {
-        Inner::Table(c) if p.outer.is_empty() && c.rows == 1 && c.block <= TINY_ELEMENTS => p.table.as_deref(),
+        Inner::Table(c) if p.outer.is_empty() && c.rows == 1 && c.na <= 1 && c.block <= TINY_ELEMENTS => {
+            p.table.as_deref()
+        }
         _ => None,
     }
 }

@@ -3,6 +3,13 @@
 //! offsets and writes `block` contiguous elements at `dst + r * row_dst`. Rows are taken `per` at a time (a pass);
 //! a full pass uses the shuffle form when there is one (x86), the last partial pass and everything else walk the
 //! offsets. A broadcast row dimension (`row_src == 0`, contiguous destination) computes one pass and copies it.
+//!
+//! A call may also carry a *partner* dimension (`na > 1`): `na` steps reading one element further on (`+esize`)
+//! and writing `a_dst` bytes further on (a channel-last output or a padded input: planes of the output, each
+//! element of the block read from its own line). Step `a` of the partner reads every offset plus `a` elements and
+//! writes the call's contiguous destination rows at `a * a_dst`. Walked step by step, each source line would be
+//! read once per step; the x86 tiles read 16 bytes of partner steps per offset instead and transpose them in
+//! registers ([`x86::table_tiles`]), so that each line serves 16 / `esize` steps while it is in a register.
 
 use super::copy::copy_bytes;
 use crate::kernels::dispatch::replicate;
@@ -21,13 +28,23 @@ pub(crate) struct TableCall {
     pub per: usize,
     pub block: usize,
     pub hull: usize,
+    /// Steps of the partner dimension (1: none); it reads at `+esize` and writes at `a_dst` bytes.
+    pub na: usize,
+    pub a_dst: isize,
 }
 
 /// One call reads, per row, bytes within the block's hull (from the shifted source pointer) and writes the
-/// block's elements contiguously.
+/// block's elements contiguously. With a partner (whose rows are contiguous in the destination), each row reads
+/// the hull extended by `na - 1` elements, and the `rows * block` contiguous elements are written `na` times,
+/// `a_dst` apart.
 pub(crate) fn footprint(c: TableCall, esize: usize) -> Footprint {
-    let hull = if c.hull > esize { (2, (c.hull - esize) as isize) } else { HERE };
-    Footprint { src: [(c.rows, c.row_src), hull], dst: [(c.rows, c.row_dst), (c.block, esize as isize)] }
+    let reach = c.hull + (c.na.max(1) - 1) * esize;
+    let hull = if reach > esize { (2, (reach - esize) as isize) } else { HERE };
+    let dst = match c.na > 1 {
+        true => [(c.na, c.a_dst), (c.rows * c.block, esize as isize)],
+        false => [(c.rows, c.row_dst), (c.block, esize as isize)],
+    };
+    Footprint { src: [(c.rows, c.row_src), hull], dst }
 }
 
 /// Whether `t` is a table for the numbers of `c` on `esize`-byte elements: the invariants the kernel's loads and
@@ -42,6 +59,7 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         && c.block >= 1
         && c.hull >= esize
         && (c.per == 1 || c.row_dst == (c.block * esize) as isize)
+        && (c.na <= 1 || c.rows == 1 || c.row_dst == (c.block * esize) as isize)
         && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
     let chunks = t.chunks.as_ref().is_none_or(|ch| {
         matches!(ch.windows, 1 | 2 | 4 | 8)
@@ -71,6 +89,11 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         t.offsets.iter().all(|&o| lo <= o as isize && o as isize + e as isize <= hi)
     });
     let pass_bytes = c.per * block_bytes;
+    if c.na > 1 {
+        // SAFETY: the caller's contract; the planner gives a partner only to contiguous rows (`consistent`).
+        unsafe { with_partner::<T>(src, dst, c, t, ctx) };
+        return;
+    }
     if contiguous && c.row_src == 0 && c.rows > c.per {
         // A broadcast row: every pass is the first one.
         // SAFETY: pass 0 is rows 0 .. per of the caller's footprint.
@@ -93,6 +116,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
             let mut done = 0;
             while done < k {
                 let j = c.per.min(k - done);
+                prefetch_pass(src, r + done + j, c, t, ctx);
                 // SAFETY: source rows r + done .. + j of the caller's footprint; the stage holds k <= per_stage
                 // rows of block_bytes, and rows done .. done + j of it are written here (contiguous stage rows).
                 unsafe {
@@ -117,10 +141,59 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
     let mut r = 0;
     while r < c.rows {
         let k = c.per.min(c.rows - r);
+        prefetch_pass(src, r + k, c, t, ctx);
         // SAFETY: rows r .. r + k of the caller's footprint.
         unsafe { pass::<T>(src.offset(r as isize * c.row_src), dst.offset(r as isize * c.row_dst), k, c, t, ctx) };
         r += k;
     }
+}
+
+/// [`table`] with a partner dimension: pass by pass, the SIMD tiles where the pass and the partner are at least a
+/// tile long, otherwise a walk of the offsets for every partner step.
+///
+/// # Safety
+/// As for [`table`], with `c.na > 1` and contiguous destination rows (`c.rows == 1` or `c.row_dst == block` bytes).
+unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &Table, ctx: Ctx) {
+    let e = T::SIZE;
+    let mut r = 0;
+    while r < c.rows {
+        let k = c.per.min(c.rows - r);
+        let n = k * c.block;
+        let offsets = &t.offsets[..n];
+        let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
+        prefetch_pass(src, r + k, c, t, ctx);
+        #[cfg(target_arch = "x86_64")]
+        if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, e) {
+            // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
+            // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na.
+            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst) };
+            r += k;
+            continue;
+        }
+        for a in 0..c.na {
+            for (j, &o) in offsets.iter().enumerate() {
+                // SAFETY: element j of rows r .. r + k at partner step a, inside the caller's footprint (the
+                // offset o lies in the pass interval; a < na elements further on; destination element j of the
+                // contiguous rows at a * a_dst).
+                unsafe {
+                    let v = s.offset(o as isize + (a * e) as isize).cast::<T>().read_unaligned();
+                    d.offset(a as isize * c.a_dst).add(j * e).cast::<T>().write_unaligned(v);
+                }
+            }
+        }
+        r += k;
+    }
+}
+
+/// Prefetches the source lines of the pass starting at row `r` (nothing when there is none, or the table has no
+/// prefetch lines): a hint, issued one pass ahead so that the misses of a pass overlap the work of the previous one.
+#[inline]
+fn prefetch_pass(src: *const u8, r: usize, c: TableCall, t: &Table, ctx: Ctx) {
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && r < c.rows && !t.lines.is_empty() {
+        x86::prefetch_lines(src.wrapping_offset(r as isize * c.row_src), &t.lines);
+    }
+    let _ = (src, r, c, t, ctx);
 }
 
 /// A whole copy that is one table pass of one row: `dst[i] = src[offsets[i]]`, with no loops around it.

@@ -1,6 +1,8 @@
-//! The shuffle form of a table pass: per 16 destination bytes, one unaligned 16-byte load and one `pshufb` per
-//! source window, OR-ed, and one unaligned store (see [`Chunks`]).
+//! The x86 forms of a table pass: the shuffle form (per 16 destination bytes, one unaligned 16-byte load and one
+//! `pshufb` per source window, OR-ed, and one unaligned store; see [`Chunks`]), the partner tiles (16 bytes of
+//! partner steps per offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
+use crate::kernels::Elem;
 use crate::table::Chunks;
 use std::arch::x86_64::*;
 
@@ -45,5 +47,114 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
         }
         // SAFETY: at + 16 <= pass_bytes, inside the caller's destination.
         unsafe { _mm_storeu_si128(dst.add(at).cast(), acc) };
+    }
+}
+
+/// Prefetches (into L1) the line of each of `lines` bytes from `src`. A hint: it never faults and reads nothing
+/// the program can observe; `wrapping_offset` keeps the address computation defined for any offset.
+#[inline]
+pub(crate) fn prefetch_lines(src: *const u8, lines: &[i32]) {
+    for &l in lines {
+        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_offset(l as isize).cast()) };
+    }
+}
+
+/// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps: 1-, 2- or
+/// 4-byte elements, and at least a tile (16 bytes of elements) of both.
+#[inline]
+pub(crate) fn table_tiles_fit(n: usize, na: usize, e: usize) -> bool {
+    matches!(e, 1 | 2 | 4) && n >= 16 / e && na >= 16 / e
+}
+
+/// The partner form of a table pass: `dst[a * a_dst + j] = src[offsets[j] + a]` (element units for `j` and `a`,
+/// bytes for the offsets and `a_dst`) for `j < offsets.len()`, `a < na`. Square tiles of `N = 16 / size_of T`
+/// offsets by `N` partner steps: one 16-byte load per offset (its `N` partner steps), an in-register transpose,
+/// one 16-byte store per partner step (its `N` contiguous destination elements). The last tile of each side
+/// overlaps its predecessor when the count is not a multiple of `N` (those elements are written twice, with the
+/// same values).
+///
+/// # Safety
+/// AVX2 is available; [`table_tiles_fit`] holds; for every `j` and `a < na` the element at
+/// `src + offsets[j] + a * size_of T` is readable and the one at `dst + a * a_dst + j * size_of T` writable; the
+/// destination rows of distinct `a` do not overlap each other or the source.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets: &[i32], na: usize, a_dst: isize) {
+    // SAFETY: forwarded; each arm's `N` is 16 / size_of T.
+    unsafe {
+        match T::SIZE {
+            1 => tiles_n::<16, 1>(src, dst, offsets, na, a_dst),
+            2 => tiles_n::<8, 2>(src, dst, offsets, na, a_dst),
+            _ => tiles_n::<4, 4>(src, dst, offsets, na, a_dst),
+        }
+    }
+}
+
+/// [`table_tiles`] with `N` elements of `E` bytes per 16-byte row.
+///
+/// # Safety
+/// As for [`table_tiles`], with `N * E == 16` and `E == size_of T`.
+#[target_feature(enable = "avx2")]
+unsafe fn tiles_n<const N: usize, const E: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    offsets: &[i32],
+    na: usize,
+    a_dst: isize,
+) {
+    let n = offsets.len();
+    debug_assert!(N * E == 16 && n >= N && na >= N);
+    // Offsets outermost: the N lines of a tile's offsets serve every partner step while they are in L1.
+    let mut j0 = 0;
+    while j0 < n {
+        let j = j0.min(n - N);
+        let mut a0 = 0;
+        while a0 < na {
+            let a = a0.min(na - N);
+            // SAFETY: offsets j .. j + N and partner steps a .. a + N are inside the caller's ranges (j + N <= n,
+            // a + N <= na): each load reads the N elements of partner steps a .. a + N of one offset, each store
+            // writes N contiguous destination elements j .. j + N of one partner step.
+            unsafe {
+                let mut rows = [_mm_setzero_si128(); N];
+                for (q, row) in rows.iter_mut().enumerate() {
+                    *row = _mm_loadu_si128(src.offset(offsets[j + q] as isize + (a * E) as isize).cast());
+                }
+                let cols = transpose::<N, E>(rows);
+                for (p, col) in cols.iter().enumerate() {
+                    _mm_storeu_si128(dst.offset((a + p) as isize * a_dst + (j * E) as isize).cast(), *col);
+                }
+            }
+            a0 += N;
+        }
+        j0 += N;
+    }
+}
+
+/// Transposes `N` rows of `N` elements of `E` bytes (`N * E == 16`): `log2 N` rounds in which output `2 i` and
+/// `2 i + 1` interleave the low and high halves of rows `i` and `i + N / 2` element by element (after the last
+/// round, output `c` holds element `c` of every row, in row order).
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose<const N: usize, const E: usize>(mut x: [__m128i; N]) -> [__m128i; N] {
+    let mut width = N;
+    while width > 1 {
+        let mut y = x;
+        for i in 0..N / 2 {
+            (y[2 * i], y[2 * i + 1]) = unpack::<E>(x[i], x[i + N / 2]);
+        }
+        x = y;
+        width /= 2;
+    }
+    x
+}
+
+/// The low and high element-wise interleaves of `a` and `b` for elements of `E` bytes.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
+    match E {
+        1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
+        2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
+        _ => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
     }
 }
