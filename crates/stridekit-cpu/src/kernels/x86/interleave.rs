@@ -36,25 +36,12 @@ pub(crate) unsafe fn interleave<T: Elem, const NB: usize>(
     let masks = mask_bytes.map(|row| row.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
     // Streaming stores need 16-byte alignment: a head of `a` values that brings the destination there, if any
     // (the destination advances NB * e bytes per value, so one of the first 16 values aligns it when any does).
-    let head = if nt { (0..16.min(na)).find(|h| (dst as usize + h * NB * e).is_multiple_of(16)) } else { None };
-    let (nt, head) = match head {
-        Some(h) => (true, h),
-        None => (false, 0),
-    };
+    let (nt, head) = stream_head(dst, NB * e, 16.min(na), 16, nt);
     let blocks = (na - head) / per;
     let vec_end = head + blocks * per;
     let ei = e as isize;
-    let scalar = |a: usize| {
-        for b in 0..NB {
-            // SAFETY: element (a, b), a < na, b < NB, of both of the caller's ranges.
-            unsafe {
-                dst.add((a * NB + b) * e)
-                    .cast::<T>()
-                    .write_unaligned(src.offset(a as isize * ei + b as isize * b_src).cast::<T>().read_unaligned())
-            };
-        }
-    };
-    (0..head).for_each(scalar);
+    // SAFETY: pixels 0 .. head < na, inside the caller's ranges.
+    unsafe { scalar_pixels::<T, NB>(src, dst, b_src, 0..head) };
     for a0 in (head..vec_end).step_by(per) {
         // SAFETY: source elements a0 .. a0 + per of every row b < NB (16 bytes each), a0 + per <= vec_end <= na.
         let rows: [__m128i; NB] = std::array::from_fn(|b| unsafe {
@@ -72,7 +59,8 @@ pub(crate) unsafe fn interleave<T: Elem, const NB: usize>(
             unsafe { if nt { stream16(out.add(16 * j), v) } else { _mm_storeu_si128(out.add(16 * j).cast(), v) } };
         }
     }
-    (vec_end..na).for_each(scalar);
+    // SAFETY: pixels vec_end .. na, inside the caller's ranges.
+    unsafe { scalar_pixels::<T, NB>(src, dst, b_src, vec_end..na) };
     true
 }
 
@@ -92,19 +80,10 @@ pub(crate) unsafe fn interleave_bytes8(src: *const u8, dst: *mut u8, na: usize, 
     if na < 2 * BLOCK {
         return false;
     }
-    let head = if nt { (0..8).find(|h| (dst as usize + h * 8).is_multiple_of(64)) } else { None };
-    let (nt, head) = match head {
-        Some(h) => (true, h),
-        None => (false, 0),
-    };
+    let (nt, head) = stream_head(dst, 8, 8, 64, nt);
     let vec_end = head + (na - head) / BLOCK * BLOCK;
-    let scalar = |a: usize| {
-        for b in 0..8 {
-            // SAFETY: element (a, b), a < na, b < 8, of both of the caller's ranges.
-            unsafe { *dst.add(a * 8 + b) = *src.offset(a as isize + b as isize * b_src) };
-        }
-    };
-    (0..head).for_each(scalar);
+    // SAFETY: pixels 0 .. head < na, inside the caller's ranges.
+    unsafe { scalar_pixels::<u8, 8>(src, dst, b_src, 0..head) };
     for a0 in (head..vec_end).step_by(BLOCK) {
         // SAFETY: source elements a0 .. a0 + 32 of every row b < 8, a0 + 32 <= vec_end <= na.
         let row = |b: isize| unsafe { _mm256_loadu_si256(src.offset(a0 as isize + b * b_src).cast()) };
@@ -115,7 +94,8 @@ pub(crate) unsafe fn interleave_bytes8(src: *const u8, dst: *mut u8, na: usize, 
             unsafe { store(dst.add(a0 * 8 + 32 * i), v, nt) };
         }
     }
-    (vec_end..na).for_each(scalar);
+    // SAFETY: pixels vec_end .. na, inside the caller's ranges.
+    unsafe { scalar_pixels::<u8, 8>(src, dst, b_src, vec_end..na) };
     true
 }
 
@@ -221,24 +201,11 @@ unsafe fn interleave_padded<T: Elem, const NB: usize, const TILE: usize>(
     }
     // SAFETY: each mask is 16 bytes.
     let masks = mask_bytes.map(|chunk| chunk.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
-    let head = if nt { (0..TILE.min(na)).find(|h| (dst as usize + h * px).is_multiple_of(16)) } else { None };
-    let (nt, head) = match head {
-        Some(h) => (true, h),
-        None => (false, 0),
-    };
+    let (nt, head) = stream_head(dst, px, TILE.min(na), 16, nt);
     let vec_end = head + (na - head) / TILE * TILE;
     let ei = e as isize;
-    let scalar = |a: usize| {
-        for b in 0..NB {
-            // SAFETY: element (a, b), a < na, b < NB, of both of the caller's ranges.
-            unsafe {
-                dst.add((a * NB + b) * e)
-                    .cast::<T>()
-                    .write_unaligned(src.offset(a as isize * ei + b as isize * b_src).cast::<T>().read_unaligned())
-            };
-        }
-    };
-    (0..head).for_each(scalar);
+    // SAFETY: pixels 0 .. head < na, inside the caller's ranges.
+    unsafe { scalar_pixels::<T, NB>(src, dst, b_src, 0..head) };
     for a0 in (head..vec_end).step_by(TILE) {
         let rows: [__m128i; TILE] = std::array::from_fn(|b| match b < NB {
             // SAFETY: source elements a0 .. a0 + TILE (16 bytes) of row b < NB, a0 + TILE <= vec_end <= na.
@@ -258,6 +225,40 @@ unsafe fn interleave_padded<T: Elem, const NB: usize, const TILE: usize>(
             unsafe { if nt { stream16(out.add(16 * j), v) } else { _mm_storeu_si128(out.add(16 * j).cast(), v) } };
         }
     }
-    (vec_end..na).for_each(scalar);
+    // SAFETY: pixels vec_end .. na, inside the caller's ranges.
+    unsafe { scalar_pixels::<T, NB>(src, dst, b_src, vec_end..na) };
     true
+}
+
+/// Where a streaming interleave may start vector stores: the first of the first `limit` pixels (`px` bytes each)
+/// whose destination is `align`-byte aligned, as `(true, head)`; `(false, 0)`, ordinary stores from pixel 0, when
+/// none is or when not streaming (`nt` false).
+fn stream_head(dst: *const u8, px: usize, limit: usize, align: usize, nt: bool) -> (bool, usize) {
+    match (0..limit).find(|h| nt && (dst as usize + h * px).is_multiple_of(align)) {
+        Some(h) => (true, h),
+        None => (false, 0),
+    }
+}
+
+/// Pixels `pixels` element by element: element (a, b) of `NB` from `src + a e + b b_src` to `dst + (a NB + b) e`.
+///
+/// # Safety
+/// Those elements, for every a in `pixels` and b < NB, lie in the caller's ranges.
+unsafe fn scalar_pixels<T: Elem, const NB: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    b_src: isize,
+    pixels: std::ops::Range<usize>,
+) {
+    let e = T::SIZE;
+    for a in pixels {
+        for b in 0..NB {
+            // SAFETY: element (a, b), per the caller.
+            unsafe {
+                dst.add((a * NB + b) * e)
+                    .cast::<T>()
+                    .write_unaligned(src.offset((a * e) as isize + b as isize * b_src).cast::<T>().read_unaligned())
+            };
+        }
+    }
 }
