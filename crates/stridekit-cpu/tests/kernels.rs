@@ -250,6 +250,32 @@ fn short_rows_under_strided_reversed_and_padded_dimensions() {
 }
 
 #[test]
+fn short_row_shuffles_at_every_run_length() {
+    // Rows long enough for the periodic shuffle rather than a table (more than 256 bytes per call): pixels of 1-15
+    // bytes flipped left-right and every other pixel, with row lengths around 300 bytes so that the whole blocks
+    // and the ragged tail of runs copied one by one both vary with the length.
+    let lengths: &[u32] = if cfg!(miri) { &[3, 5, 8] } else { &[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15] };
+    for &g in lengths {
+        for extra in 0..if cfg!(miri) { 2 } else { 6 } {
+            let w = 300 / g + extra;
+            case(DataType::Uint8, &[2, w, g], None, &[0, 0, 0], &[2, w, g], &[1, -1, 1], &[2, w, g], None);
+            if 3 * g <= 16 {
+                case(
+                    DataType::Uint8,
+                    &[2, 2 * w, g],
+                    None,
+                    &[0, 1, 0],
+                    &[2, 2 * w - 1, g],
+                    &[1, 2, 1],
+                    &[2, w, g],
+                    None,
+                );
+            }
+        }
+    }
+}
+
+#[test]
 fn small_runs_through_tables() {
     // Gathers, reversed runs and broadcast elements of 2-8 elements under many rows (several table passes and a
     // partial one; long enough for the streaming stage), rows forwards and backwards, into contiguous and padded

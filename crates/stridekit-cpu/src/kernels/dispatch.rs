@@ -142,6 +142,7 @@ pub(super) fn fence() {
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
+        prefetch_next_row(p, src, ctx);
         // SAFETY: the caller's contract covers the inner kernel.
         unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
         return;
@@ -159,6 +160,44 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *m
             unsafe { run_from(p, level + 1, src.offset(i * s), dst.offset(i * d), ctx) };
         }
     }
+}
+
+/// The most bytes of the next row that [`prefetch_next_row`] requests (a page: the rows that need it are those
+/// that start a new one; 512 bytes measured 0.70 of the roofline on every other 4 KiB row where 4 KiB measured 0.72).
+const PREFETCH_ROW_BYTES: usize = 4096;
+
+/// The smallest gap between the end of one row and the start of the next for which [`prefetch_next_row`] acts.
+const PREFETCH_GAP_MIN: isize = 1024;
+
+/// Before the inner kernel reads one row, asks for the lines of the row the innermost outer loop reads next, when
+/// that row does not continue this one (skipped rows, rows bottom-up, reversed middle dimensions) and the kernel
+/// reads it forwards in one run: a bulk copy, a reverse (which reads from its lowest element up) or a gather with a
+/// positive stride. The hardware prefetcher follows a stream only inside a 4 KiB page and needs a few misses to
+/// start on a new one, so each jump began with those misses (every other 4 KiB row: 0.53 of the roofline before,
+/// 0.64 after; every other 2 KiB row of bytes 0.51 -> 0.67). A hint: it never faults, and at the end of a loop it
+/// names a row that is not read, which costs wasted requests only.
+#[inline]
+fn prefetch_next_row(p: &Program, src: *const u8, ctx: Ctx) {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    if let Some(last) = p.outer.last()
+        && ctx.simd == Simd::Avx2
+    {
+        let e = ctx.esize as isize;
+        // The row's lowest byte relative to the kernel's source pointer, and its length.
+        let (low, len) = match p.inner {
+            Inner::Copy { bytes } => (0, bytes as isize),
+            Inner::Reverse { n } => (-(n as isize - 1) * e, n as isize * e),
+            Inner::Gather { n, src } if src > 0 => (0, n as isize * src),
+            _ => return,
+        };
+        // Only jumps that leave the prefetcher's page: a crop's 1 KiB rows 1200 bytes apart ran slower with it
+        // (0.82 -> 0.71), the hardware already streams them.
+        if len >= super::x86::NT_MIN_RUN as isize && (last.src < 0 || last.src - len >= PREFETCH_GAP_MIN) {
+            let next = src.wrapping_offset(last.src + low);
+            super::x86::prefetch_bytes(next, (len as usize).min(PREFETCH_ROW_BYTES));
+        }
+    }
+    let _ = (p, src, ctx);
 }
 
 /// Below this many bytes, a replicated block is first doubled with ordinary stores (it stays in L1/L2) before

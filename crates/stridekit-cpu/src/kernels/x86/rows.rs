@@ -29,10 +29,16 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
     // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run i's
     // last byte (s < 0, its runs lie below it). `shift` is where run i starts inside the window.
     let shift = if s > 0 { 0 } else { 16 - g };
+    // Built per call (per row of pixels), so without a division per byte: 32 divisions by the variable `g` cost
+    // more than the shuffles of a 1 KiB row (a flip of 384 RGB pixels ran at a third of the speed of the same loop
+    // with the mask built once).
     let mut mask = [0u8; 16];
-    for (j, m) in mask.iter_mut().enumerate().take(p * g) {
-        let (q, b) = ((j / g) as isize, (j % g) as isize);
-        *m = (shift as isize + q * s + b) as u8;
+    let mut j = 0;
+    for q in 0..p as isize {
+        for b in 0..g as isize {
+            mask[j] = (shift as isize + q * s + b) as u8;
+            j += 1;
+        }
     }
     // SAFETY: `mask` is 16 bytes.
     let mask = unsafe { _mm_loadu_si128(mask.as_ptr().cast()) };
@@ -43,23 +49,36 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
         // SAFETY: run r < rows of the caller's ranges.
         unsafe { std::ptr::copy_nonoverlapping(src.offset(r as isize * s), dst.add(r * g), g) };
     };
-    let mut i = 0;
-    while i + p <= rows {
+    // Block b (runs b p .. b p + p) needs its window inside the source range and its 16-byte store inside the
+    // destination. Both tests are monotone in b (the windows move one way, the stores forwards), so the blocks that
+    // pass are a prefix: counted once, then a loop without tests (the tests in the loop cost two thirds of its
+    // speed: a flip of 384 RGB pixels per row, 7.8 -> 24 GB/s).
+    let fits = |b: usize| {
+        let i = b * p;
         let window = i as isize * s - shift as isize;
-        if window >= lo && window + 16 <= hi && i * g + 16 <= rows * g {
-            // SAFETY: the 16-byte window lies in the caller's source range (tested), and the 16-byte store in the
-            // destination's rows * g bytes (tested); its bytes past run i + p - 1 belong to later runs, written
-            // after this block in rising order.
-            unsafe {
-                let v = _mm_loadu_si128(src.offset(window).cast());
-                _mm_storeu_si128(dst.add(i * g).cast(), _mm_shuffle_epi8(v, mask));
-            }
-            i += p;
-        } else {
-            one(i);
-            i += 1;
-        }
+        i + p <= rows && window >= lo && window + 16 <= hi && i * g + 16 <= rows * g
+    };
+    let mut blocks = rows / p;
+    while blocks > 0 && !fits(blocks - 1) {
+        blocks -= 1;
     }
+    debug_assert!((0..blocks).all(fits));
+    let (stride_src, stride_dst) = (p as isize * s, p * g);
+    // Block 0's window (run 0's position minus the shift); each later block moves by p runs.
+    let mut from = src.wrapping_offset(-(shift as isize));
+    let mut to = dst;
+    for _ in 0..blocks {
+        // SAFETY: `fits` holds for every block below `blocks` (monotone, tested at the last one): the 16-byte
+        // window lies in the caller's source range and the 16-byte store in the destination's rows * g bytes; its
+        // bytes past the block's runs belong to later runs, written after it in rising order.
+        unsafe {
+            let v = _mm_loadu_si128(from.cast());
+            _mm_storeu_si128(to.cast(), _mm_shuffle_epi8(v, mask));
+        }
+        from = from.wrapping_offset(stride_src);
+        to = to.wrapping_add(stride_dst);
+    }
+    let i = blocks * p;
     (i..rows).for_each(one);
     true
 }

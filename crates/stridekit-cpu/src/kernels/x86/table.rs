@@ -60,6 +60,15 @@ pub(crate) fn prefetch_lines(src: *const u8, lines: &[i32]) {
     }
 }
 
+/// Prefetches (into L1) every line of the `len` bytes from `src`. A hint, as [`prefetch_lines`].
+#[inline]
+pub(crate) fn prefetch_bytes(src: *const u8, len: usize) {
+    for off in (0..len).step_by(64) {
+        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(off).cast()) };
+    }
+}
+
 /// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps: 1-, 2- or
 /// 4-byte elements, and at least a tile (16 bytes of elements) of both.
 #[inline]
