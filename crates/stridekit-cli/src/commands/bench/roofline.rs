@@ -81,8 +81,6 @@ pub struct CopyBaseline {
 pub struct Best {
     /// Which copy was fastest.
     pub kind: &'static str,
-    /// Its seconds per copy of [`CopyBaseline::bytes`].
-    pub seconds: f64,
     /// GB/s counting bytes read plus bytes written.
     pub gbps: f64,
 }
@@ -127,8 +125,8 @@ impl CopyBaseline {
         std::hint::black_box(self.dst.as_bytes());
     }
 
-    /// Times every kind with `reps` samples and returns the fastest.
-    pub fn best(&mut self, reps: usize) -> Best {
+    /// Times every kind with `reps` samples, back to back, and returns the index of the fastest.
+    pub fn fastest(&mut self, reps: usize) -> usize {
         let mut best: Option<(usize, f64)> = None;
         for i in 0..KINDS.len() {
             let t = measure::time_per_call(reps, || self.run(i));
@@ -136,18 +134,12 @@ impl CopyBaseline {
                 best = Some((i, t));
             }
         }
-        let (i, seconds) = best.expect("at least one copy kind");
-        self.best_of(i, seconds)
-    }
-
-    /// The index of a kind by name.
-    pub fn kind_index(kind: &str) -> usize {
-        KINDS.iter().position(|(k, _)| *k == kind).unwrap_or(0)
+        best.map_or(0, |(i, _)| i)
     }
 
     /// The [`Best`] for kind `i` at `seconds` per copy.
     pub fn best_of(&self, i: usize, seconds: f64) -> Best {
-        Best { kind: KINDS[i].0, seconds, gbps: 2.0 * self.bytes as f64 / seconds / 1e9 }
+        Best { kind: KINDS[i].0, gbps: 2.0 * self.bytes as f64 / seconds / 1e9 }
     }
 }
 
