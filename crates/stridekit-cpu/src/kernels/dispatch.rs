@@ -142,7 +142,7 @@ pub(super) fn fence() {
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
-        prefetch_next_row(p, src, ctx);
+        prefetch_next_call(p, src, dst, ctx);
         // SAFETY: the caller's contract covers the inner kernel.
         unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
         return;
@@ -162,42 +162,65 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *m
     }
 }
 
-/// The most bytes of the next row that [`prefetch_next_row`] requests (a page: the rows that need it are those
-/// that start a new one; 512 bytes measured 0.70 of the roofline on every other 4 KiB row where 4 KiB measured 0.72).
+/// The most bytes of each source run of the next call that [`prefetch_next_call`] requests (a page: the runs that
+/// need it are those that start a new one; 512 bytes measured 0.70 of the roofline on every other 4 KiB row where
+/// 4 KiB measured 0.72).
 const PREFETCH_ROW_BYTES: usize = 4096;
 
-/// The smallest gap between the end of one row and the start of the next for which [`prefetch_next_row`] acts.
+/// The smallest gap between the end of one call's bytes and the start of the next call's for which
+/// [`prefetch_next_call`] acts.
 const PREFETCH_GAP_MIN: isize = 1024;
 
-/// Before the inner kernel reads one row, asks for the lines of the row the innermost outer loop reads next, when
-/// that row does not continue this one (skipped rows, rows bottom-up, reversed middle dimensions) and the kernel
-/// reads it forwards in one run: a bulk copy, a reverse (which reads from its lowest element up) or a gather with a
-/// positive stride. The hardware prefetcher follows a stream only inside a 4 KiB page and needs a few misses to
-/// start on a new one, so each jump began with those misses (every other 4 KiB row: 0.53 of the roofline before,
-/// 0.64 after; every other 2 KiB row of bytes 0.51 -> 0.67). A hint: it never faults, and at the end of a loop it
-/// names a row that is not read, which costs wasted requests only.
+/// The most lines [`prefetch_next_call`] requests for the separate runs of a short-rows call.
+const PREFETCH_RUN_LINES: usize = 64;
+
+/// Before the inner kernel runs, asks for the lines the next call of the innermost outer loop reads (and, with
+/// ordinary stores, the destination lines it writes, with write intent), when those do not continue this call's
+/// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): the kernels whose source
+/// is one run or a few runs (bulk copy, reverse, forward gather, short rows). The hardware prefetcher follows a
+/// stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
+/// misses (every other 4 KiB row: 0.53 of the roofline before, 0.64 after; every other 2 KiB row of bytes 0.51 ->
+/// 0.67). A crop's 1 KiB rows 1200 bytes apart ran slower with it (0.82 -> 0.71): the hardware already streams
+/// those, hence [`PREFETCH_GAP_MIN`]. A hint: it never faults, and at the end of a loop it names bytes that are not
+/// touched, which costs wasted requests only.
 #[inline]
-fn prefetch_next_row(p: &Program, src: *const u8, ctx: Ctx) {
+fn prefetch_next_call(p: &Program, src: *const u8, dst: *mut u8, ctx: Ctx) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     if let Some(last) = p.outer.last()
         && ctx.simd == Simd::Avx2
     {
         let e = ctx.esize as isize;
-        // The row's lowest byte relative to the kernel's source pointer, and its length.
-        let (low, len) = match p.inner {
-            Inner::Copy { bytes } => (0, bytes as isize),
-            Inner::Reverse { n } => (-(n as isize - 1) * e, n as isize * e),
-            Inner::Gather { n, src } if src > 0 => (0, n as isize * src),
+        // The source as `count` runs of `len` bytes, `step` apart, the first at `low` from the kernel's pointer.
+        let (low, len, count, step) = match p.inner {
+            Inner::Copy { bytes } => (0, bytes as isize, 1, 0),
+            Inner::Reverse { n } => (-(n as isize - 1) * e, n as isize * e, 1, 0),
+            Inner::Gather { n, src } if src > 0 => (0, n as isize * src, 1, 0),
+            // Runs within a line of each other read every line between them: one span.
+            Inner::Rows { rows, bytes, src, .. } if src.unsigned_abs() <= 64 => {
+                let span = (rows as isize - 1) * src;
+                (span.min(0), span.abs() + bytes as isize, 1, 0)
+            }
+            Inner::Rows { rows, bytes, src, .. } => (0, bytes as isize, rows, src),
             _ => return,
         };
-        // Only jumps that leave the prefetcher's page: a crop's 1 KiB rows 1200 bytes apart ran slower with it
-        // (0.82 -> 0.71), the hardware already streams them.
-        if len >= super::x86::NT_MIN_RUN as isize && (last.src < 0 || last.src - len >= PREFETCH_GAP_MIN) {
+        let extent = (count as isize - 1) * step.abs() + len;
+        if extent >= super::x86::NT_MIN_RUN as isize && (last.src < 0 || last.src - extent >= PREFETCH_GAP_MIN) {
             let next = src.wrapping_offset(last.src + low);
-            super::x86::prefetch_bytes(next, (len as usize).min(PREFETCH_ROW_BYTES));
+            let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
+            let runs = count.min((PREFETCH_RUN_LINES / per_run.div_ceil(64)).max(1));
+            for k in 0..runs as isize {
+                super::x86::prefetch_bytes(next.wrapping_offset(k * step), per_run);
+            }
+        }
+        let block = p.inner_block_bytes as isize;
+        if !ctx.nt && p.inner_dst_contiguous && (last.dst < 0 || last.dst - block >= PREFETCH_GAP_MIN) {
+            super::x86::prefetch_bytes_for_write(
+                dst.wrapping_offset(last.dst),
+                (block as usize).min(PREFETCH_ROW_BYTES),
+            );
         }
     }
-    let _ = (p, src, ctx);
+    let _ = (p, src, dst, ctx);
 }
 
 /// Below this many bytes, a replicated block is first doubled with ordinary stores (it stays in L1/L2) before
