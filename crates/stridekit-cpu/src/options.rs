@@ -21,8 +21,13 @@ pub struct ExecOptions {
     pub simd: bool,
 }
 
-/// The default of [`ExecOptions::parallel_min_bytes`]: 1 MiB, below which a second thread costs more than it saves.
-pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 1 << 20;
+/// The default of [`ExecOptions::parallel_min_bytes`]: 4 MiB, below which a second thread costs more than it saves.
+/// Waking a pool thread is not free (on the development machine, a 2-vCPU virtual machine, an idle vCPU is woken
+/// through the host): over the 100 cache-class cases of `stridekit bench --sweep 200 --seed 1`, outputs of 1-2 MiB
+/// ran at 0.26 of the roofline when split over two threads and 0.37 on one, 2-4 MiB at 0.32 and 0.35; outputs of
+/// 4-16 MiB still gain from the split (0.43 split, 0.39 not; 2026-11-25, four alternating rounds). The previous
+/// default, 1 MiB, was an estimate.
+pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 4 << 20;
 /// [`ExecOptions::non_temporal_min_bytes`] when the last-level cache size cannot be detected
 /// ([`ExecOptions::last_level_cache_bytes`]): 8 MiB, a quarter of the development machine's 32 MiB L3.
 pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 8 << 20;
