@@ -162,9 +162,9 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *m
     }
 }
 
-/// The most bytes of each source run of the next call that [`prefetch_next_call`] requests (a page: the runs that
-/// need it are those that start a new one; 512 bytes measured 0.70 of the roofline on every other 4 KiB row where
-/// 4 KiB measured 0.72).
+/// The most bytes of each source run of the next call that [`prefetch_next_call`] requests: a page, since the runs
+/// that need it are those that start a new one (over eleven row-copy cases, 512 bytes and 4 KiB measured within
+/// noise of each other, geometric means 0.70 and 0.72 of the roofline).
 const PREFETCH_ROW_BYTES: usize = 4096;
 
 /// The smallest gap between the end of one call's bytes and the start of the next call's for which
@@ -179,10 +179,10 @@ const PREFETCH_RUN_LINES: usize = 64;
 /// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): the kernels whose source
 /// is one run or a few runs (bulk copy, reverse, forward gather, short rows). The hardware prefetcher follows a
 /// stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
-/// misses (every other 4 KiB row: 0.53 of the roofline before, 0.64 after; every other 2 KiB row of bytes 0.51 ->
-/// 0.67). A crop's 1 KiB rows 1200 bytes apart ran slower with it (0.82 -> 0.71): the hardware already streams
-/// those, hence [`PREFETCH_GAP_MIN`]. A hint: it never faults, and at the end of a loop it names bytes that are not
-/// touched, which costs wasted requests only.
+/// misses (every other 2 KiB row of bytes: 0.51 of the roofline before, 0.71 after; every other row bottom-up 0.44
+/// -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart looked slower
+/// with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence [`PREFETCH_GAP_MIN`]. A hint: it
+/// never faults, and at the end of a loop it names bytes that are not touched, which costs wasted requests only.
 #[inline]
 fn prefetch_next_call(p: &Program, src: *const u8, dst: *mut u8, ctx: Ctx) {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
