@@ -78,7 +78,15 @@ pub fn check_against_reference(desc: &Slice1Desc, input: &[u8], extra: usize) ->
     conformance::check_case_on(&backends, desc, input, extra)
 }
 
-/// `types`, or under Miri only its first and last entries.
+/// `types`, or under Miri only its first and last entries, and in the portable Miri pass (no AVX2 at compile time:
+/// the kernel tests' SIMD forms are not reached, only the portable kernels, which are generic over the element and
+/// which the conformance suite covers for every type) only the first.
 pub fn types_for_run(types: &[stridekit::DataType]) -> Vec<stridekit::DataType> {
-    if cfg!(miri) && types.len() > 2 { vec![types[0], types[types.len() - 1]] } else { types.to_vec() }
+    if cfg!(miri) && !cfg!(target_feature = "avx2") {
+        types[..1].to_vec()
+    } else if cfg!(miri) && types.len() > 2 {
+        vec![types[0], types[types.len() - 1]]
+    } else {
+        types.to_vec()
+    }
 }
