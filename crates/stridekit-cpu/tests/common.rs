@@ -10,7 +10,7 @@ use stridekit_testkit::conformance::{self, Backend};
 pub fn option_sets() -> Vec<(&'static str, ExecOptions)> {
     let portable = |o: ExecOptions| ExecOptions { simd: false, ..o };
     if cfg!(miri) {
-        // Miri pays for every instruction: the three sets that still reach every kernel and the threaded split.
+        // Miri pays for every instruction: the sets that still reach every kernel and the threaded split.
         // Without AVX2 at compile time (scripts/miri.sh's first pass) run-time detection finds none either, so the
         // SIMD sets run the portable kernels and the portable set would repeat them.
         let mut sets = vec![
