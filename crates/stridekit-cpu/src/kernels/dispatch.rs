@@ -89,7 +89,7 @@ pub(crate) unsafe fn execute_raw(
         dst: (dst as usize, dst as usize + checked.dst_end as usize),
     };
     let nt = p.streaming && simd != Simd::None;
-    let ctx = Ctx { esize: p.esize, simd, nt, bounds };
+    let ctx = Ctx { esize: p.esize, simd, nt, bounds, next: next_call(p, simd) };
     let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
     // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
     // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.
@@ -142,7 +142,7 @@ pub(super) fn fence() {
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
-        prefetch_next_call(p, src, dst, ctx);
+        prefetch_next_call(src, dst, ctx);
         // SAFETY: the caller's contract covers the inner kernel.
         unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
         return;
@@ -174,22 +174,36 @@ const PREFETCH_GAP_MIN: isize = 1024;
 /// The most lines [`prefetch_next_call`] requests for the separate runs of a short-rows call.
 const PREFETCH_RUN_LINES: usize = 64;
 
-/// Before the inner kernel runs, asks for the lines the next call of the innermost outer loop reads (and, with
-/// ordinary stores, the destination lines it writes, with write intent), when those do not continue this call's
-/// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): the kernels whose source
-/// is one run or a few runs (bulk copy, reverse, forward gather, short rows). The hardware prefetcher follows a
-/// stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
+/// What the outer loops ask for before each inner call (see [`next_call`]), decided once per execution from the
+/// program: `runs` source runs of `per_run` bytes, `step` apart, the first `src` bytes from the kernel's pointer, and
+/// the destination block of `dst` = (offset, bytes) when it is worth a write prefetch under ordinary stores.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct NextCall {
+    src: Option<isize>,
+    per_run: usize,
+    runs: usize,
+    step: isize,
+    dst: Option<(isize, usize)>,
+}
+
+/// Before the inner kernel runs, the lines the next call of the innermost outer loop reads (and, with ordinary
+/// stores, the destination lines it writes, with write intent) are requested when those do not continue this call's
+/// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): for the kernels whose
+/// source is one run or a few runs (bulk copy, reverse, forward gather, short rows). The hardware prefetcher follows
+/// a stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
 /// misses (every other 2 KiB row of bytes: 0.51 of the roofline before, 0.71 after; every other row bottom-up 0.44
 /// -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart looked slower
 /// with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence [`PREFETCH_GAP_MIN`]. A hint: it
 /// never faults, and at the end of a loop it names bytes that are not touched, which costs wasted requests only.
-#[inline]
-fn prefetch_next_call(p: &Program, src: *const u8, dst: *mut u8, ctx: Ctx) {
+/// `None` when there is nothing to ask for, so that the calls themselves only test an `Option`.
+pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    if let Some(last) = p.outer.last()
-        && ctx.simd == Simd::Avx2
     {
-        let e = ctx.esize as isize;
+        let last = p.outer.last()?;
+        if simd != Simd::Avx2 {
+            return None;
+        }
+        let e = p.esize as isize;
         // The source as `count` runs of `len` bytes, `step` apart, the first at `low` from the kernel's pointer.
         let (low, len, count, step) = match p.inner {
             Inner::Copy { bytes } => (0, bytes as isize, 1, 0),
@@ -201,26 +215,43 @@ fn prefetch_next_call(p: &Program, src: *const u8, dst: *mut u8, ctx: Ctx) {
                 (span.min(0), span.abs() + bytes as isize, 1, 0)
             }
             Inner::Rows { rows, bytes, src, .. } => (0, bytes as isize, rows, src),
-            _ => return,
+            _ => return None,
         };
         let extent = (count as isize - 1) * step.abs() + len;
-        if extent >= super::x86::NT_MIN_RUN as isize && (last.src < 0 || last.src - extent >= PREFETCH_GAP_MIN) {
-            let next = src.wrapping_offset(last.src + low);
-            let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
-            let runs = count.min((PREFETCH_RUN_LINES / per_run.div_ceil(64)).max(1));
-            for k in 0..runs as isize {
-                super::x86::prefetch_bytes(next.wrapping_offset(k * step), per_run);
+        let jumps = |stride: isize, extent: isize| stride < 0 || stride - extent >= PREFETCH_GAP_MIN;
+        let src = (extent >= super::x86::NT_MIN_RUN as isize && jumps(last.src, extent)).then_some(last.src + low);
+        let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
+        let runs = count.min((PREFETCH_RUN_LINES / per_run.div_ceil(64)).max(1));
+        let block = p.inner_block_bytes;
+        let dst = (p.inner_dst_contiguous && jumps(last.dst, block as isize))
+            .then_some((last.dst, block.min(PREFETCH_ROW_BYTES)));
+        (src.is_some() || dst.is_some()).then_some(NextCall { src, per_run, runs, step, dst })
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    {
+        let _ = (p, simd);
+        None
+    }
+}
+
+/// Requests what [`next_call`] decided, from this call's pointers.
+#[inline]
+fn prefetch_next_call(src: *const u8, dst: *mut u8, ctx: Ctx) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(next) = ctx.next {
+        if let Some(at) = next.src {
+            let first = src.wrapping_offset(at);
+            for k in 0..next.runs as isize {
+                super::x86::prefetch_bytes(first.wrapping_offset(k * next.step), next.per_run);
             }
         }
-        let block = p.inner_block_bytes as isize;
-        if !ctx.nt && p.inner_dst_contiguous && (last.dst < 0 || last.dst - block >= PREFETCH_GAP_MIN) {
-            super::x86::prefetch_bytes_for_write(
-                dst.wrapping_offset(last.dst),
-                (block as usize).min(PREFETCH_ROW_BYTES),
-            );
+        if let Some((at, len)) = next.dst
+            && !ctx.nt
+        {
+            super::x86::prefetch_bytes_for_write(dst.wrapping_offset(at), len);
         }
     }
-    let _ = (p, src, dst, ctx);
+    let _ = (src, dst, ctx);
 }
 
 /// Below this many bytes, a replicated block is first doubled with ordinary stores (it stays in L1/L2) before

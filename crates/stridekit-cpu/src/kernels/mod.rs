@@ -46,6 +46,8 @@ struct Ctx {
     nt: bool,
     /// The checked byte ranges of this call (addresses), for the debug re-check of every kernel call.
     bounds: footprint::Bounds,
+    /// The prefetch of the next inner call, decided once per execution (`dispatch::next_call`).
+    next: Option<dispatch::NextCall>,
 }
 
 /// Calls `$f::<T>` with `T` the unsigned integer of `$esize` bytes.

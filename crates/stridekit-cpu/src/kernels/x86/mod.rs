@@ -11,6 +11,7 @@ mod fill;
 mod gather;
 mod interleave;
 mod narrow;
+mod prefetch;
 mod reverse;
 mod rows;
 mod store;
@@ -22,11 +23,10 @@ pub(crate) use copy::{NT_MIN_RUN, copy_nt_avx2};
 pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
+pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
-pub(crate) use table::{
-    prefetch_bytes, prefetch_bytes_for_write, prefetch_lines, table_chunks, table_tiles, table_tiles_fit,
-};
+pub(crate) use table::{table_chunks, table_tiles, table_tiles_fit};
 pub(crate) use transpose::{transpose_avx2, transpose_tiles_fit};

@@ -50,35 +50,6 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
     }
 }
 
-/// Prefetches (into L1) the line of each of `lines` bytes from `src`. A hint: it never faults and reads nothing
-/// the program can observe; `wrapping_offset` keeps the address computation defined for any offset.
-#[inline]
-pub(crate) fn prefetch_lines(src: *const u8, lines: &[i32]) {
-    for &l in lines {
-        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_offset(l as isize).cast()) };
-    }
-}
-
-/// Prefetches (into L1) every line of the `len` bytes from `src`. A hint, as [`prefetch_lines`].
-#[inline]
-pub(crate) fn prefetch_bytes(src: *const u8, len: usize) {
-    for off in (0..len).step_by(64) {
-        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_add(off).cast()) };
-    }
-}
-
-/// Prefetches every line of the `len` bytes from `dst` with write intent (`prefetchw`: the lines arrive owned, so
-/// the ordinary stores that follow do not wait for them). A hint, as [`prefetch_lines`].
-#[inline]
-pub(crate) fn prefetch_bytes_for_write(dst: *mut u8, len: usize) {
-    for off in (0..len).step_by(64) {
-        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
-        unsafe { _mm_prefetch::<_MM_HINT_ET0>(dst.wrapping_add(off).cast_const().cast()) };
-    }
-}
-
 /// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps: 1-, 2- or
 /// 4-byte elements, and at least a tile (16 bytes of elements) of both.
 #[inline]

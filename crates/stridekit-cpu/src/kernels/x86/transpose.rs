@@ -4,6 +4,7 @@ use super::columns::{COL_BLOCK, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
+use super::prefetch::prefetch_bytes;
 use super::tiles::{tile_for, tile_size};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
@@ -131,12 +132,8 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
                         false if c1 < na && b - nb < nb => (b - nb, c1, (c1 + chunk).min(na)),
                         false => break,
                     };
-                    let len = ((a1 - a0) * e) as isize;
                     let row = src.wrapping_offset(a0 as isize * ei + b as isize * b_src);
-                    for off in (0..len).step_by(64).chain([len - 1]) {
-                        // A hint that never faults (wrapping_offset: the address computation stays defined).
-                        _mm_prefetch::<_MM_HINT_T0>(row.wrapping_offset(off).cast());
-                    }
+                    prefetch_bytes(row, (a1 - a0) * e);
                 }
             }
             let full_b = b0 + tile <= nb;

@@ -1,0 +1,41 @@
+//! Prefetch hints: requests for lines a kernel or the next call will read (or write) soon. A prefetch never faults
+//! and reads nothing the program can observe; `wrapping_offset` keeps the address computation defined for any
+//! offset, so callers may name bytes past the end of a loop.
+
+use std::arch::x86_64::*;
+
+/// Prefetches (into L1) the line of each of `lines` bytes from `src`.
+#[inline]
+pub(crate) fn prefetch_lines(src: *const u8, lines: &[i32]) {
+    for &l in lines {
+        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(src.wrapping_offset(l as isize).cast()) };
+    }
+}
+
+/// The start of every line the `len` bytes from `at` touch (the first from the line `at` lies in).
+#[inline]
+fn lines_of(at: *const u8, len: usize) -> impl Iterator<Item = *const u8> {
+    let head = at as usize & 63;
+    let first = at.wrapping_sub(head);
+    (0..head + len).step_by(64).map(move |off| first.wrapping_add(off))
+}
+
+/// Prefetches (into L1) every line the `len` bytes from `src` touch.
+#[inline]
+pub(crate) fn prefetch_bytes(src: *const u8, len: usize) {
+    for line in lines_of(src, len) {
+        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.cast()) };
+    }
+}
+
+/// Prefetches every line the `len` bytes from `dst` touch with write intent (`prefetchw`: the lines arrive owned,
+/// so the ordinary stores that follow do not wait for them).
+#[inline]
+pub(crate) fn prefetch_bytes_for_write(dst: *mut u8, len: usize) {
+    for line in lines_of(dst.cast_const(), len) {
+        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+        unsafe { _mm_prefetch::<_MM_HINT_ET0>(line.cast()) };
+    }
+}
