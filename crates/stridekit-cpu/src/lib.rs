@@ -31,6 +31,7 @@ mod error;
 mod kernels;
 mod options;
 mod planner;
+mod reuse;
 mod slice1;
 mod stream;
 mod table;
@@ -38,7 +39,8 @@ mod table;
 pub use buffer::{CPU_BUFFER_ALIGNMENT, CpuBuffer};
 pub use error::ExecError;
 pub use options::{
-    DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions,
+    DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_REUSE_TILE_BYTES, DEFAULT_TRANSPOSE_MIN_STRIDE,
+    ExecOptions,
 };
 pub use slice1::{PreparedSlice1, slice1, slice1_bound, slice1_with};
 /// Re-exported from the model, where every backend checks bindings the same way.

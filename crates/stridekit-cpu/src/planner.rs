@@ -16,6 +16,8 @@
 //!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes.
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block.
+//! 4. **Tile for source reuse** ([`crate::reuse`]): when an outer loop reads again, from beyond the cache, bytes the
+//!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
 
 use crate::ExecOptions;
 use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall};
@@ -142,6 +144,9 @@ pub(crate) struct Program {
     pub inner_block_bytes: usize,
     /// The table of [`Inner::Table`] (shared by the clones of a prepared operator).
     pub table: Option<Arc<Table>>,
+    /// Step 4: the inner kernel is run in tiles of this many units of its count ([`crate::kernels::inner_count`]),
+    /// the tile loop outside every outer loop, so that outer loops that read their bytes again find them in cache.
+    pub reuse_tile: Option<usize>,
 }
 
 impl Program {
@@ -312,6 +317,8 @@ impl Program {
             contiguous = contiguous && dst == Some(block);
             block = block.checked_mul(d.n)?;
         }
+        // Step 4: tiles for outer loops that read their bytes again.
+        let reuse_tile = crate::reuse::tile(&outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
         Some(Program {
             esize,
             src_start: usize::try_from(src_start).ok()?,
@@ -323,6 +330,7 @@ impl Program {
             inner_dst_contiguous,
             inner_block_bytes,
             table,
+            reuse_tile,
         })
     }
 }

@@ -100,7 +100,12 @@ pub(crate) unsafe fn execute_raw(
     if parts <= 1 {
         // SAFETY: the range test above covers every byte the whole program touches; the caller's contract makes
         // those element bytes valid and unshared.
-        unsafe { run_from(p, 0, bases.src, bases.dst, ctx) };
+        unsafe {
+            match p.reuse_tile {
+                Some(tile) => run_tiles(p, tile, 0, super::inner_count(p.inner).0, bases.src, bases.dst, ctx),
+                None => run_from(p, 0, p.inner, bases.src, bases.dst, ctx),
+            }
+        };
         if ctx.nt {
             fence();
         }
@@ -136,28 +141,48 @@ pub(super) fn fence() {
     super::x86::sfence();
 }
 
-/// Runs the outer loops from `level` inward at `src`/`dst`.
+/// Runs units `a .. b` of the inner kernel's count of `p` (from the pointers of the whole program) in tiles of
+/// `tile` units, each under every outer loop (the program's [`reuse_tile`](Program::reuse_tile)).
+///
+/// # Safety
+/// Every byte the whole program reaches from `src` (reads) and `dst` (writes) is valid; `a <= b <=` the count.
+pub(super) unsafe fn run_tiles(p: &Program, tile: usize, a: usize, b: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
+    let mut t = a;
+    while t < b {
+        let end = t.saturating_add(tile.max(1)).min(b);
+        let (inner, so, d_o) = Split::sub_kernel(p.inner, t, end, ctx.esize);
+        // SAFETY: the sub-range t .. end of the inner kernel's count reaches a subset of the bytes of the whole
+        // kernel from the offset pointers, under the same outer loops: a subset of the program's bytes.
+        unsafe { run_from(p, 0, inner, src.offset(so), dst.offset(d_o), ctx) };
+        t = end;
+    }
+}
+
+/// Runs the outer loops from `level` inward at `src`/`dst`, with `inner` as the inner kernel (the program's, or a
+/// sub-range of its count for tiles).
 ///
 /// # Safety
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
-pub(super) unsafe fn run_from(p: &Program, level: usize, src: *const u8, dst: *mut u8, ctx: Ctx) {
+pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
         prefetch_next_call(src, dst, ctx);
         // SAFETY: the caller's contract covers the inner kernel.
-        unsafe { run_inner(p.inner, p.table.as_deref(), src, dst, ctx) };
+        unsafe { run_inner(inner, p.table.as_deref(), src, dst, ctx) };
         return;
     };
     if broadcast {
+        // The planner never tiles a program with a replicated loop (`reuse::tile`): the block is the whole kernel's.
+        debug_assert_eq!(inner, p.inner);
         // SAFETY: step 0 of this loop, within the caller's contract. The first block is written with ordinary
         // stores: it is read back right away.
-        unsafe { run_from(p, level + 1, src, dst, Ctx { nt: false, ..ctx }) };
+        unsafe { run_from(p, level + 1, inner, src, dst, Ctx { nt: false, ..ctx }) };
         // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous blocks of
         // exactly `d` bytes); steps 1 .. n write the same bytes at `dst + i * d`, inside the range.
         unsafe { replicate(dst, d as usize, n, ctx) };
     } else {
         for i in 0..n as isize {
             // SAFETY: step i of this loop, within the caller's contract.
-            unsafe { run_from(p, level + 1, src.offset(i * s), dst.offset(i * d), ctx) };
+            unsafe { run_from(p, level + 1, inner, src.offset(i * s), dst.offset(i * d), ctx) };
         }
     }
 }
@@ -200,7 +225,8 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
         let last = p.outer.last()?;
-        if simd != Simd::Avx2 {
+        // Tiles: the next call reads the lines this one read (and its numbers are a tile's, not the program's).
+        if simd != Simd::Avx2 || p.reuse_tile.is_some() {
             return None;
         }
         let e = p.esize as isize;

@@ -3,7 +3,7 @@
 //! disjoint bytes.
 
 use super::Ctx;
-use super::dispatch::{Bases, fence, replicate as replicate_blocks, run_from, run_inner};
+use super::dispatch::{Bases, fence, replicate as replicate_blocks, run_from, run_inner, run_tiles};
 use super::portable::table::TableCall;
 use crate::planner::{Inner, Program};
 
@@ -35,7 +35,8 @@ pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
 }
 
 /// How a program is divided into parts: either ranges of the first `levels` outer loops flattened, or ranges of
-/// the inner kernel's count when there are no outer loops.
+/// the inner kernel's count when there are no outer loops or the program runs in tiles of that count (then whole
+/// tiles, each part running its tiles under every outer loop).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Split {
     pub parts: usize,
@@ -47,6 +48,11 @@ pub(crate) struct Split {
 
 impl Split {
     pub(super) fn new(p: &Program, parts: usize) -> Split {
+        if let Some(tile) = p.reuse_tile {
+            let total = inner_count(p.inner).0;
+            let parts = parts.min(total.div_ceil(tile.max(1))).max(1);
+            return Split { parts, levels: 0, total, grain: tile.max(1) };
+        }
         if p.outer.is_empty() {
             let (total, grain) = inner_count(p.inner);
             let parts = parts.min(total.div_ceil(grain)).max(1);
@@ -100,7 +106,11 @@ impl Split {
         if a >= b {
             return;
         }
-        if self.levels == 0 {
+        if let Some(tile) = p.reuse_tile {
+            // SAFETY: tiles a .. b of the whole program, inside the caller's contract; another part's tiles are
+            // other output coordinates.
+            unsafe { run_tiles(p, tile, a, b, bases.src, bases.dst, ctx) };
+        } else if self.levels == 0 {
             let (inner, so, d_o) = Self::sub_kernel(p.inner, a, b, ctx.esize);
             // SAFETY: the sub-range [a, b) of the inner kernel's count reaches a subset of the bytes of the whole
             // kernel (run_inner re-checks its footprint in debug builds).
@@ -127,7 +137,14 @@ impl Split {
                 // with ordinary stores; indices a + 1 .. b are the next blocks of this part, contiguous after it
                 // (one level whose stride is the block), inside the checked output range.
                 unsafe {
-                    run_from(p, 1, bases.src.offset(so), bases.dst.offset(first_dst), Ctx { nt: false, ..ctx });
+                    run_from(
+                        p,
+                        1,
+                        p.inner,
+                        bases.src.offset(so),
+                        bases.dst.offset(first_dst),
+                        Ctx { nt: false, ..ctx },
+                    );
                     replicate_blocks(bases.dst.offset(first_dst), levels[0].dst as usize, b - a, ctx);
                 }
                 if ctx.nt {
@@ -137,7 +154,7 @@ impl Split {
             }
             for _ in a..b {
                 // SAFETY: (so, d_o) are the offsets of a valid prefix coordinate; the rest is the caller's contract.
-                unsafe { run_from(p, self.levels, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
+                unsafe { run_from(p, self.levels, p.inner, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
                 // Advance the odometer.
                 let mut l = self.levels;
                 while l > 0 {

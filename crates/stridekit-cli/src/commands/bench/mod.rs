@@ -75,6 +75,10 @@ pub struct BenchArgs {
     /// Override ExecOptions::parallel_min_bytes (output bytes from which the copy is split over threads).
     #[arg(long)]
     pub parallel_min_bytes: Option<usize>,
+    /// Override ExecOptions::reuse_tile_bytes (the cache bytes a tile of a copy whose outer loops read again what
+    /// they read may fill).
+    #[arg(long)]
+    pub reuse_tile_bytes: Option<usize>,
     /// The memory a case may use (bytes, or with K, M, G, T), instead of MemAvailable.
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
@@ -256,6 +260,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     }
     if let Some(v) = args.parallel_min_bytes {
         options.parallel_min_bytes = v;
+    }
+    if let Some(v) = args.reuse_tile_bytes {
+        options.reuse_tile_bytes = v;
     }
     let mut rows = Vec::with_capacity(prepared.len());
     let mut out = std::io::stdout().lock();

@@ -1,0 +1,204 @@
+//! Source reuse: tiles of the inner kernel for outer loops that read again what the loops inside them read.
+//!
+//! An outer loop whose source step is shorter than the bytes one of its steps reads (a window sliding by a few
+//! elements, an input whose strides overlap, a broadcast dimension that cannot be replicated) reads those bytes again
+//! at its next step. When one step reads more than the cache holds, every re-read comes from memory: seven steps 6
+//! bytes apart over a 120 MiB table copy moved the 120 MiB seven times and ran at 0.08 of the roofline, which counts
+//! each line once. The planner then takes the inner kernel in *tiles* of its count (rows of a table or of short rows,
+//! bytes of a copy, the long side of a transpose), the tile loop outermost and every outer loop inside it, so that
+//! the steps that read a tile again find its lines in cache. Only the order of the element pairs changes.
+//!
+//! The estimate is in cache lines, not byte spans: a table whose rows are 68 KiB apart and read 4 lines each reads
+//! 8 KiB for 32 rows, not the 2 MiB they span.
+
+use crate::kernels::{Split, inner_count};
+use crate::planner::{Dim, Inner};
+use crate::table::Table;
+
+/// Bytes of a cache line.
+const LINE: usize = 64;
+
+/// The tile, in units of the inner kernel's count (a multiple of its split grain, fewer than the whole count), when
+/// some outer loop re-reads more than `budget` bytes per step: the largest tile under which it re-reads at most
+/// `budget`, or one grain when even that re-reads more. `None` when no loop re-reads, its bytes already fit, or a
+/// loop is replicated (its block is the whole kernel's).
+pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: usize, budget: usize) -> Option<usize> {
+    if outer.is_empty() || outer.iter().any(|d| d.replicate) {
+        return None;
+    }
+    let (count, grain) = inner_count(inner);
+    let grains = count.div_ceil(grain);
+    if grains < 2 {
+        return None;
+    }
+    let distance = |units: usize| {
+        let (sub, _, _) = Split::sub_kernel(inner, 0, units.min(count), esize);
+        reread_distance(outer, kernel_reads(sub, table, esize))
+    };
+    if distance(count)? <= budget {
+        return None;
+    }
+    // The largest number of grains whose tile fits (the distance grows with the tile); one grain when none does
+    // (the re-reads are then as near as tiles of this kernel can bring them).
+    let (mut lo, mut hi) = (1, grains - 1);
+    while lo < hi {
+        let mid = lo + (hi - lo).div_ceil(2);
+        if distance(mid * grain).is_some_and(|d| d <= budget) { lo = mid } else { hi = mid - 1 }
+    }
+    Some(lo * grain)
+}
+
+/// What a walk of the source reads, estimated in lines: `bytes`, the bytes of the distinct lines it reads, and
+/// `dense`, the shortest run of bytes it reads without a gap of a line around any element it reads (a step shorter
+/// than that reads some of the same lines again).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Reads {
+    bytes: usize,
+    dense: usize,
+}
+
+impl Reads {
+    /// One element.
+    fn element(esize: usize) -> Reads {
+        Reads { bytes: esize.max(LINE), dense: esize }
+    }
+
+    /// Whether a step of `stride` reads some of these lines again.
+    fn overlaps(self, stride: isize) -> bool {
+        stride.unsigned_abs() < self.dense.max(LINE)
+    }
+
+    /// `n` steps of `stride` over these reads: one longer run when the steps are dense (within a line of each
+    /// other), `n` separate copies otherwise.
+    fn walk(self, n: usize, stride: isize) -> Reads {
+        let s = stride.unsigned_abs();
+        let more = n.saturating_sub(1).saturating_mul(s);
+        if s <= self.dense.max(LINE) {
+            Reads { bytes: self.bytes.saturating_add(more), dense: self.dense.saturating_add(more) }
+        } else {
+            Reads { bytes: self.bytes.saturating_mul(n), dense: self.dense }
+        }
+    }
+}
+
+/// The bytes read between two reads of the same line by the outermost loop of `outer` that reads some of its lines
+/// again (one step of that loop), around an inner kernel that reads `kernel`; `None` when no loop does.
+fn reread_distance(outer: &[Dim], kernel: Reads) -> Option<usize> {
+    let mut reads = kernel;
+    let mut distance = None;
+    for d in outer.iter().rev() {
+        if reads.overlaps(d.src) {
+            distance = Some(reads.bytes);
+        }
+        reads = reads.walk(d.n, d.src);
+    }
+    distance
+}
+
+/// What one call of `inner` reads: its footprint's walks, shortest stride first; a table row reads the lines of
+/// its offsets (each extended over the partner's steps).
+fn kernel_reads(inner: Inner, table: Option<&Table>, esize: usize) -> Reads {
+    if let (Inner::Table(c), Some(t)) = (inner, table) {
+        let reach = esize + c.na.saturating_sub(1) * esize;
+        return row_reads(&t.offsets[..c.block.min(t.offsets.len())], reach).walk(c.rows, c.row_src);
+    }
+    let mut walks = inner.footprint(esize).src;
+    walks.sort_by_key(|&(_, s)| s.unsigned_abs());
+    walks.iter().fold(Reads::element(esize), |reads, &(n, s)| reads.walk(n, s))
+}
+
+/// What one table row reads: the elements at `offsets`, each `reach` bytes long, grouped into runs without a gap of a
+/// line.
+fn row_reads(offsets: &[i32], reach: usize) -> Reads {
+    let mut sorted: Vec<i64> = offsets.iter().map(|&o| i64::from(o)).collect();
+    sorted.sort_unstable();
+    let reach = reach as i64;
+    let line = LINE as i64;
+    let (mut bytes, mut dense) = (0i64, i64::MAX);
+    let mut run: Option<(i64, i64)> = None;
+    for o in sorted {
+        run = match run {
+            Some((first, end)) if o <= end + line => Some((first, end.max(o + reach))),
+            Some((first, end)) => {
+                bytes += (end - first).max(line);
+                dense = dense.min(end - first);
+                Some((o, o + reach))
+            }
+            None => Some((o, o + reach)),
+        };
+    }
+    if let Some((first, end)) = run {
+        bytes += (end - first).max(line);
+        dense = dense.min(end - first);
+    }
+    Reads { bytes: bytes.max(line) as usize, dense: dense.clamp(1, i64::MAX) as usize }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::TableCall;
+
+    fn dim(n: usize, src: isize) -> Dim {
+        Dim { n, src, dst: 1 << 30, replicate: false }
+    }
+
+    #[test]
+    fn re_reading_loops_are_found() {
+        let run = |bytes| Reads { bytes, dense: bytes };
+        // Seven steps 6 bytes apart over 1 MiB: re-read, one step apart.
+        assert_eq!(reread_distance(&[dim(7, 6)], run(1 << 20)), Some(1 << 20));
+        // Steps beyond the bytes read: never re-read.
+        assert_eq!(reread_distance(&[dim(7, 1 << 20)], run(1 << 20)), None);
+        // The outermost re-reading loop counts every loop inside it: 8 separate copies of 1 MiB, then a loop 1 byte
+        // apart.
+        assert_eq!(reread_distance(&[dim(3, 1), dim(8, 1 << 21)], run(1 << 20)), Some(8 << 20));
+        // A broadcast loop re-reads.
+        assert_eq!(reread_distance(&[dim(3, 0)], run(4096)), Some(4096));
+        // Single 8-byte elements 5 KiB apart: a step of 8 bytes reads the same lines, one of 120 bytes does not.
+        let sparse = Reads::element(8).walk(4, 5240);
+        assert_eq!(sparse, Reads { bytes: 256, dense: 8 });
+        assert_eq!(reread_distance(&[dim(5, 8)], sparse), Some(256));
+        assert_eq!(reread_distance(&[dim(5, 120)], sparse), None);
+    }
+
+    #[test]
+    fn dense_gathers_read_their_span() {
+        // Every other f16 of 10 KiB: one run of lines, not a line per element; the next run 4 bytes past its end
+        // does not read it again.
+        let gather = kernel_reads(Inner::Gather { n: 2711, src: -4 }, None, 2);
+        assert_eq!(gather, Reads { bytes: 64 + 2710 * 4, dense: 2 + 2710 * 4 });
+        assert_eq!(reread_distance(&[dim(14, 10844)], gather), None);
+    }
+
+    #[test]
+    fn tiles_a_copy_under_a_sliding_loop() {
+        // A 64 MiB copy read again 7 times 6 bytes further: tiles of at most 256 KiB, whole lines.
+        let t = tile(&[dim(7, 6)], Inner::Copy { bytes: 64 << 20 }, None, 1, 256 << 10).unwrap();
+        assert!(t <= 256 << 10 && t > 128 << 10 && t.is_multiple_of(64), "{t}");
+        // Under the budget already, or steps that do not overlap: no tiles.
+        assert_eq!(tile(&[dim(7, 6)], Inner::Copy { bytes: 64 << 10 }, None, 1, 256 << 10), None);
+        assert_eq!(tile(&[dim(7, 64 << 20)], Inner::Copy { bytes: 64 << 20 }, None, 1, 256 << 10), None);
+        // A replicated loop is not re-read.
+        let replicated = Dim { n: 7, src: 0, dst: 64 << 20, replicate: true };
+        assert_eq!(tile(&[replicated], Inner::Copy { bytes: 64 << 20 }, None, 1, 256 << 10), None);
+    }
+
+    #[test]
+    fn table_rows_count_their_lines_not_their_span() {
+        // Rows 68 KiB apart reading 4 elements 5 KiB apart (4 lines): 32 rows read 8 KiB, not 2 MiB.
+        let offsets: Vec<i32> = (0..32).flat_map(|r| (0..4).map(move |k| r * 68120 + k * 5240)).collect();
+        let table = Table { offsets, chunks: None, lines: Vec::new() };
+        let call =
+            TableCall { rows: 1735, row_src: 68120, row_dst: 32, per: 32, block: 4, hull: 15728, na: 1, a_dst: 0 };
+        let pass = kernel_reads(Inner::Table(TableCall { rows: 32, ..call }), Some(&table), 8);
+        assert_eq!(pass, Reads { bytes: 32 * 4 * 64, dense: 8 });
+        // Under a loop 8 bytes apart (the same lines) the whole call re-reads 434 KiB per step: tiles of whole
+        // passes; a loop 120 bytes apart around it reads other lines.
+        let t = tile(&[dim(39, 120), dim(5, 8)], Inner::Table(call), Some(&table), 8, 256 << 10).unwrap();
+        assert!(t.is_multiple_of(32) && t < 1735 && t * 256 <= 256 << 10, "{t}");
+        // With a partner of 167 steps each element reads 334 bytes: a loop 696 bytes apart reads other lines.
+        let partner = TableCall { rows: 154, row_src: 10440, na: 167, a_dst: 2772, ..call };
+        assert_eq!(tile(&[dim(11, 696)], Inner::Table(partner), Some(&table), 2, 1 << 10), None);
+    }
+}
