@@ -214,7 +214,7 @@ pub(super) struct NextCall {
 /// Before the inner kernel runs, the lines the next call of the innermost outer loop reads (and, with ordinary
 /// stores, the destination lines it writes, with write intent) are requested when those do not continue this call's
 /// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): for the kernels whose
-/// source is one run or a few runs (bulk copy, reverse, forward gather, short rows). The hardware prefetcher follows
+/// source is one run or a few runs (bulk copy, reverse, forward gather, short rows, transpose tiles). The hardware prefetcher follows
 /// a stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
 /// misses (every other 2 KiB row of bytes: 0.51 of the roofline before, 0.71 after; every other row bottom-up 0.44
 /// -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart looked slower
@@ -241,6 +241,17 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
                 (span.min(0), span.abs() + bytes as isize, 1, 0)
             }
             Inner::Rows { rows, bytes, src, .. } => (0, bytes as isize, rows, src),
+            // A transpose reads `nb` runs of its `na` nearby elements, `b_src` apart.
+            Inner::Transpose { na, a_src, nb, b_src, .. } if a_src.unsigned_abs() < 64 => {
+                let run = (na as isize - 1) * a_src;
+                let (low, len) = (run.min(0), run.abs() + e);
+                if b_src.unsigned_abs() <= 64 {
+                    let span = (nb as isize - 1) * b_src;
+                    (low + span.min(0), span.abs() + len, 1, 0)
+                } else {
+                    (low, len, nb, b_src)
+                }
+            }
             _ => return None,
         };
         let extent = (count as isize - 1) * step.abs() + len;
@@ -344,5 +355,49 @@ pub(super) unsafe fn run_inner(inner: Inner, table: Option<&Table>, src: *const 
                 }
             }
         }
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64", not(miri)))]
+mod tests {
+    use super::*;
+
+    fn program(outer: Vec<Dim>, inner: Inner) -> Program {
+        Program {
+            esize: 2,
+            src_start: 0,
+            dst_start: 0,
+            outer,
+            inner,
+            out_bytes: 1 << 20,
+            streaming: false,
+            inner_dst_contiguous: true,
+            inner_block_bytes: 176,
+            table: None,
+            reuse_tile: None,
+        }
+    }
+
+    fn dim(src: isize, dst: isize) -> Dim {
+        Dim { n: 5, src, dst, replicate: false }
+    }
+
+    #[test]
+    fn next_call_covers_a_transposes_runs() {
+        // An 8 x 11 transpose of f16 whose 11 runs of 16 bytes are 34 bytes apart: one span of 356 bytes, requested
+        // 1496 bytes on (the next call), and its 176-byte destination block 176 bytes on does not jump.
+        let t = Inner::Transpose { na: 8, a_src: 2, a_dst: 22, nb: 11, b_src: 34 };
+        let next = next_call(&program(vec![dim(1496, 176)], t), Simd::Avx2).unwrap();
+        assert_eq!((next.src, next.per_run, next.runs, next.step, next.dst), (Some(1496), 356, 1, 0, None));
+        // Runs reading backwards, 76 bytes apart from the last one down: 64 runs of 56 bytes, each its own line.
+        let t = Inner::Transpose { na: 28, a_src: -2, a_dst: 23936, nb: 64, b_src: -76 };
+        let next = next_call(&program(vec![dim(-17784, 128)], t), Simd::Avx2).unwrap();
+        assert_eq!((next.src, next.per_run, next.runs, next.step), (Some(-17784 - 54), 56, 64, -76));
+        // The next call continues this one's bytes: nothing to ask for. Nor without AVX2, or in tiles.
+        let t = Inner::Transpose { na: 8, a_src: 2, a_dst: 22, nb: 11, b_src: 34 };
+        assert!(next_call(&program(vec![dim(356, 176)], t), Simd::Avx2).is_none());
+        assert!(next_call(&program(vec![dim(1496, 176)], t), Simd::None).is_none());
+        let tiled = Program { reuse_tile: Some(4), ..program(vec![dim(1496, 176)], t) };
+        assert!(next_call(&tiled, Simd::Avx2).is_none());
     }
 }
