@@ -179,6 +179,16 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *con
         // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous blocks of
         // exactly `d` bytes); steps 1 .. n write the same bytes at `dst + i * d`, inside the range.
         unsafe { replicate(dst, d as usize, n, ctx) };
+    } else if level + 1 == p.outer.len() {
+        // The innermost loop calls the kernel itself: one call less per kernel call (small calls under many steps
+        // are where the loops cost as much as the bytes).
+        let table = p.table.as_deref();
+        for i in 0..n as isize {
+            let (src, dst) = (src.wrapping_offset(i * s), dst.wrapping_offset(i * d));
+            prefetch_next_call(src, dst, ctx);
+            // SAFETY: step i of this loop, within the caller's contract (the offsets stay inside it).
+            unsafe { run_inner(inner, table, src, dst, ctx) };
+        }
     } else {
         for i in 0..n as isize {
             // SAFETY: step i of this loop, within the caller's contract.
