@@ -24,6 +24,9 @@ fn tiled_case(dt: DataType, sizes: &[u32], strides: &[u32]) {
 }
 
 const R: u32 = if cfg!(miri) { 24 } else { 300 };
+/// The transpose's sides: at least a tile of the partner and three grains (64 elements) of the long side.
+const NA: u32 = if cfg!(miri) { 16 } else { 40 };
+const NB: u32 = if cfg!(miri) { 130 } else { 200 };
 
 #[test]
 fn tables_under_a_sliding_window() {
@@ -39,8 +42,8 @@ fn copies_transposes_and_short_rows_under_a_sliding_window() {
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32]) {
         // Contiguous rows of 10 R elements read again 5 times, 2 elements further on: tiles of a bulk copy.
         tiled_case(dt, &[5, 10 * R], &[2, 1]);
-        // A transpose (200 elements 70 apart, under a partner reading contiguously) read again 3 steps 2 apart.
-        tiled_case(dt, &[3, 40, 200], &[2, 1, 70]);
+        // A transpose (NB elements 70 apart, under a partner of NA reading contiguously) read again 3 steps 2 apart.
+        tiled_case(dt, &[3, NA, NB], &[2, 1, 70]);
         // Short contiguous rows of 20 elements, 37 apart, read again 4 times 5 elements further on.
         tiled_case(dt, &[4, R, 20], &[5, 37, 1]);
     }
