@@ -36,6 +36,46 @@ pub(crate) struct Table {
     /// hardware prefetcher; a pass reading 4 of every 12 lines backwards ran at 0.04 of the roofline). Empty when a
     /// pass reads few lines or many (its own loads then overlap enough, or the next pass would not fit L1).
     pub lines: Vec<i32>,
+    /// The shuffle form of one row when each pass is one row (padded destination rows) of at most 32 bytes read
+    /// from at most 16 (SIMD builds only).
+    pub row_shuffle: Option<RowShuffle>,
+}
+
+/// One row of at most 32 destination bytes whose source bytes lie within 16 (its hull), for calls of one row per
+/// pass (the destination rows are padded, so passes cannot join them): per row, one 16-byte load and one or two
+/// `pshufb` and stores instead of a table walk per element (5 bytes of every 6 written, gathered from 9: one call
+/// per row ran at 0.08 of the roofline). Mask byte `k` of `first` is the hull byte of destination byte `k` for
+/// `k < width`, of `last` the hull byte of destination byte `bytes - width + k`; the two stores of `width` bytes
+/// (the largest power of two at most `bytes`, at most 16) cover the row, overlapping when `bytes` is not a power of
+/// two (a fill of 7 f32 into padded rows: two 16-byte stores 12 bytes apart).
+/// Bytes with the top bit set contribute nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RowShuffle {
+    pub bytes: usize,
+    pub width: usize,
+    pub first: [u8; 16],
+    pub last: [u8; 16],
+}
+
+impl RowShuffle {
+    /// The form for a row with these element offsets (`0 <= offset < hull` bytes), or `None` when the row is longer
+    /// than 32 bytes (two 16-byte stores) or its source bytes span more than 16.
+    fn build(offsets: &[i32], esize: usize, hull: usize) -> Option<RowShuffle> {
+        let bytes = offsets.len() * esize;
+        if bytes == 0 || bytes > 32 || hull > 16 {
+            return None;
+        }
+        let source = |b: usize| -> Option<u8> { u8::try_from(offsets[b / esize] as usize + b % esize).ok() };
+        let width = 1 << bytes.ilog2().min(4);
+        let mut first = [0x80u8; 16];
+        let mut last = [0x80u8; 16];
+        for k in 0..width {
+            first[k] = source(k)?;
+            last[k] = source(bytes - width + k)?;
+        }
+        debug_assert!(first.iter().chain(&last).all(|&m| m & 0x80 != 0 || (m as usize) < hull));
+        Some(RowShuffle { bytes, width, first, last })
+    }
 }
 
 /// The shuffle form of one full pass of `pass_bytes` destination bytes (at least 16): chunk `c` writes the 16
@@ -148,7 +188,16 @@ impl TablePlan {
             block: block as usize,
             hull: usize::try_from(hull).ok()?,
             shift: min,
-            table: Table { lines: prefetch_lines(&table_offsets, esize), offsets: table_offsets, chunks },
+            table: Table {
+                lines: prefetch_lines(&table_offsets, esize),
+                row_shuffle: if simd && per == 1 {
+                    RowShuffle::build(&table_offsets, esize, hull as usize)
+                } else {
+                    None
+                },
+                offsets: table_offsets,
+                chunks,
+            },
         };
         dims.truncate(dims.len() - take - usize::from(rows_dim.is_some()));
         Some(plan)
@@ -339,5 +388,53 @@ mod tests {
         let mut dims = vec![TDim { n: 64, src: 6, dst: 4 }, TDim { n: 3, src: 2, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 4, true).unwrap();
         assert_eq!((plan.per, plan.block, plan.row_dst), (1, 3, 16));
+        // 12 bytes from a hull of 20: no row shuffle.
+        assert_eq!(plan.table.row_shuffle, None);
+    }
+
+    /// Runs one row the way the row shuffle kernel does, in safe code over a 16-byte window.
+    fn run_row(r: &RowShuffle, window: &[u8; 16]) -> Vec<u8> {
+        let pick = |m: &[u8; 16], k: usize| if m[k] & 0x80 == 0 { window[m[k] as usize] } else { 0 };
+        let mut out = vec![0u8; r.bytes];
+        for k in 0..r.width {
+            out[k] = pick(&r.first, k);
+            out[r.bytes - r.width + k] = pick(&r.last, k);
+        }
+        out
+    }
+
+    #[test]
+    fn padded_rows_of_a_few_bytes_take_the_row_shuffle() {
+        // u8: 5 bytes at stride 2 (hull 9), rows 22 apart into rows 6 apart: two overlapping 4-byte stores.
+        let mut dims = vec![TDim { n: 300, src: 22, dst: 6 }, TDim { n: 5, src: 2, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        assert_eq!((plan.per, plan.block, plan.hull), (1, 5, 9));
+        let r = plan.table.row_shuffle.as_ref().unwrap();
+        assert_eq!((r.bytes, r.width), (5, 4));
+        let window: [u8; 16] = std::array::from_fn(|i| 100 + i as u8);
+        assert_eq!(run_row(r, &window), [100, 102, 104, 106, 108]);
+        // f16 pairs reversed (2 elements, -1 apart) into padded rows: one 4-byte store (both masks the same).
+        let mut dims = vec![TDim { n: 30, src: 7, dst: 18 }, TDim { n: 2, src: -1, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 2, true).unwrap();
+        let r = plan.table.row_shuffle.as_ref().unwrap();
+        assert_eq!((r.bytes, r.width), (4, 4));
+        assert_eq!(run_row(r, &window), [102, 103, 100, 101]);
+        // One f16 broadcast 8 times (a fill of 16 bytes from a hull of 2).
+        let mut dims = vec![TDim { n: 11, src: 112, dst: 39 }, TDim { n: 8, src: 0, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 2, true).unwrap();
+        let r = plan.table.row_shuffle.as_ref().unwrap();
+        assert_eq!((r.bytes, r.width, plan.hull), (16, 16, 2));
+        assert_eq!(run_row(r, &window), [100, 101].repeat(8));
+        // 7 f32 of one element (28 bytes): two 16-byte stores.
+        let mut dims = vec![TDim { n: 40, src: 14, dst: 20 }, TDim { n: 7, src: 0, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 4, true).unwrap();
+        let r = plan.table.row_shuffle.as_ref().unwrap();
+        assert_eq!((r.bytes, r.width), (28, 16));
+        assert_eq!(run_row(r, &window), [100, 101, 102, 103].repeat(7));
+        // Without SIMD, or with contiguous rows (passes of many rows): none.
+        let mut dims = vec![TDim { n: 300, src: 22, dst: 6 }, TDim { n: 5, src: 2, dst: 1 }];
+        assert_eq!(TablePlan::build(&mut dims, 1, false).unwrap().table.row_shuffle, None);
+        let mut dims = vec![TDim { n: 300, src: 22, dst: 5 }, TDim { n: 5, src: 2, dst: 1 }];
+        assert_eq!(TablePlan::build(&mut dims, 1, true).unwrap().table.row_shuffle, None);
     }
 }

@@ -309,6 +309,28 @@ fn small_runs_through_tables() {
 }
 
 #[test]
+fn padded_rows_of_a_few_bytes_through_the_row_shuffle() {
+    // Tables of one row per pass (the output rows are padded) whose row is at most 32 bytes from at most 16: a
+    // gather of 5 at stride 2 (two overlapping stores), reversed pairs, one element broadcast over a row of 16 or 28
+    // bytes (a fill of the row), rows forwards and backwards, 2 rows (the last window moved down) and many. Byte
+    // elements under Miri's portable pass; its AVX2 pass adds 4-byte elements.
+    let rows: &[u32] = if cfg!(miri) { &[2, 9] } else { &[2, 3, 70] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for &n in rows {
+            for rs in [1, -1] {
+                let out = Some(&[7u32, 1][..]);
+                case(dt, &[n, 11], None, &[0, 0], &[n, 10], &[rs, 2], &[n, 5], out);
+                case(dt, &[n, 3], None, &[0, 1], &[n, 2], &[rs, -1], &[n, 2], Some(&[5, 1]));
+                // A row of 16 and of 28 bytes (two 16-byte stores).
+                for w in [16, 28].map(|b| b / dt.size_in_bytes().unwrap()) {
+                    case(dt, &[n, w], Some(&[3, 0]), &[0, 0], &[n, w], &[rs, 1], &[n, w], Some(&[w + 1, 1]));
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn gather_tiles_with_nearby_partners() {
     // The transpose partner reads nearby bytes without being one element: each row gathers at a large stride from
     // a start a few elements after the previous row's (rows that read the same lines), forwards and backwards;

@@ -224,12 +224,13 @@ pub(super) struct NextCall {
 /// Before the inner kernel runs, the lines the next call of the innermost outer loop reads (and, with ordinary
 /// stores, the destination lines it writes, with write intent) are requested when those do not continue this call's
 /// (skipped rows, rows bottom-up, reversed middle dimensions, blocks of a sparse output): for the kernels whose
-/// source is one run or a few runs (bulk copy, reverse, forward gather, short rows, transpose tiles). The hardware prefetcher follows
-/// a stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump began with those
-/// misses (every other 2 KiB row of bytes: 0.51 of the roofline before, 0.71 after; every other row bottom-up 0.44
-/// -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart looked slower
-/// with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence [`PREFETCH_GAP_MIN`]. A hint: it
-/// never faults, and at the end of a loop it names bytes that are not touched, which costs wasted requests only.
+/// source is one run or a few runs (bulk copy, reverse, forward gather, short rows, transpose tiles). The hardware
+/// prefetcher follows a stream only inside a 4 KiB page and needs a few misses to start on a new one, so each jump
+/// began with those misses (every other 2 KiB row of bytes: 0.51 of the roofline before, 0.71 after; every other
+/// row bottom-up 0.44 -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart
+/// looked slower with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence
+/// [`PREFETCH_GAP_MIN`]. A hint: it never faults, and at the end of a loop it names bytes that are not touched,
+/// which costs wasted requests only.
 /// `None` when there is nothing to ask for, so that the calls themselves only test an `Option`.
 pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]

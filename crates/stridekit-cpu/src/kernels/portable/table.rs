@@ -68,7 +68,18 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
             && ch.masks.len() == ch.starts.len()
             && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 16 <= hi)
     });
-    offsets && chunks
+    // The row shuffle's stores stay inside the row's block (width <= bytes = block bytes) and its hull fits its
+    // window.
+    let rows = t.row_shuffle.as_ref().is_none_or(|r| {
+        c.per == 1
+            && c.hull <= 16
+            && r.bytes == c.block * esize
+            && r.width.is_power_of_two()
+            && r.width <= r.bytes.min(16)
+            && r.bytes <= 2 * r.width
+            && r.first.iter().chain(&r.last).all(|&m| m & 0x80 != 0 || (m as usize) < c.hull)
+    });
+    offsets && chunks && rows
 }
 
 /// Bytes of the L1-resident block that passes bound for streaming stores are assembled in.
@@ -104,6 +115,22 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         // the caller's footprint.
         unsafe { replicate(dst, block_bytes, c.rows, ctx) };
         return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2
+        && c.per == 1
+        && let Some(r) = &t.row_shuffle
+    {
+        // The call's source bytes, relative to `src`: the rows' hulls.
+        let span = (c.rows as isize - 1) * c.row_src;
+        let (low, high) = (span.min(0), span.max(0) + c.hull as isize);
+        if high - low >= 16 {
+            // SAFETY: AVX2 detected; `consistent` checked the row shuffle against the call (hull <= 16, stores
+            // inside each row's block); every row's hull lies in [low, high), the caller's footprint, which is at
+            // least 16 bytes; destination rows of `block` elements at r * row_dst, inside the footprint.
+            unsafe { x86::table_rows(src, dst, c.rows, c.row_src, c.row_dst, r, high) };
+            return;
+        }
     }
     if ctx.nt && contiguous && pass_bytes <= STAGE_BYTES && c.rows * block_bytes >= STAGE_BYTES {
         // Streaming stores need whole aligned vectors: passes are assembled in an L1 stage and streamed from there.

@@ -1,9 +1,10 @@
 //! The x86 forms of a table pass: the shuffle form (per 16 destination bytes, one unaligned 16-byte load and one
-//! `pshufb` per source window, OR-ed, and one unaligned store; see [`Chunks`]), the partner tiles (16 bytes of
-//! partner steps per offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
+//! `pshufb` per source window, OR-ed, and one unaligned store; see [`Chunks`]), the row shuffle (one row of at most
+//! 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per offset, transposed in
+//! registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
 use crate::kernels::Elem;
-use crate::table::Chunks;
+use crate::table::{Chunks, RowShuffle};
 use std::arch::x86_64::*;
 
 /// Writes the `pass_bytes` (>= 16) destination bytes of one full pass at `dst` from the windows of `c` at `src`.
@@ -47,6 +48,100 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
         }
         // SAFETY: at + 16 <= pass_bytes, inside the caller's destination.
         unsafe { _mm_storeu_si128(dst.add(at).cast(), acc) };
+    }
+}
+
+/// Rows `0 .. rows` of a call of one row per pass through the row shuffle `r`: row `i` reads the 16 bytes at
+/// `src + i * row_src + shift_i` and writes `r.bytes` bytes at `dst + i * row_dst`, where `shift_i <= 0` moves the
+/// window down just enough to end at `high` (the call's highest source byte + 1, relative to `src`); the masks move
+/// up by as much.
+///
+/// # Safety
+/// AVX2 is available; `r` is a row shuffle of a hull of `hull <= 16` bytes; for every row the hull at
+/// `src + i * row_src` is inside the call's source bytes `[low, high)` (relative to `src`), with `high - low >= 16`,
+/// all readable; the `r.bytes` bytes at each `dst + i * row_dst` are writable and do not overlap the source.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn table_rows(
+    src: *const u8,
+    dst: *mut u8,
+    rows: usize,
+    row_src: isize,
+    row_dst: isize,
+    r: &RowShuffle,
+    high: isize,
+) {
+    // SAFETY: forwarded; each arm's `W` is `r.width`.
+    unsafe {
+        match r.width {
+            1 => rows_with::<1>(src, dst, rows, row_src, row_dst, r, high),
+            2 => rows_with::<2>(src, dst, rows, row_src, row_dst, r, high),
+            4 => rows_with::<4>(src, dst, rows, row_src, row_dst, r, high),
+            8 => rows_with::<8>(src, dst, rows, row_src, row_dst, r, high),
+            _ => rows_with::<16>(src, dst, rows, row_src, row_dst, r, high),
+        }
+    }
+}
+
+/// [`table_rows`] with stores of `W` bytes.
+///
+/// # Safety
+/// As for [`table_rows`], with `r.width == W`.
+#[target_feature(enable = "avx2")]
+unsafe fn rows_with<const W: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    rows: usize,
+    row_src: isize,
+    row_dst: isize,
+    r: &RowShuffle,
+    high: isize,
+) {
+    debug_assert_eq!(r.width, W);
+    // SAFETY: the masks are 16 bytes each.
+    let (first, last) = unsafe { (_mm_loadu_si128(r.first.as_ptr().cast()), _mm_loadu_si128(r.last.as_ptr().cast())) };
+    let tail = (r.bytes - W) as isize;
+    for i in 0..rows as isize {
+        let at = i * row_src;
+        // The window starts at the row, or lower where 16 bytes from the row would pass the call's last byte.
+        let shift = (high - 16 - at).min(0);
+        // SAFETY: the window [at + shift, at + shift + 16) lies in [low, high): its end is at most `high`, and its
+        // start is at least the row's hull end minus 16 >= low (hull <= 16), or the row itself (shift 0).
+        let v = unsafe { _mm_loadu_si128(src.offset(at + shift).cast()) };
+        let (a, b) = if shift == 0 {
+            (_mm_shuffle_epi8(v, first), _mm_shuffle_epi8(v, last))
+        } else {
+            // Mask bytes with the top bit set stay set after adding at most 15.
+            let up = _mm_set1_epi8((-shift) as i8);
+            (_mm_shuffle_epi8(v, _mm_add_epi8(first, up)), _mm_shuffle_epi8(v, _mm_add_epi8(last, up)))
+        };
+        // SAFETY: the row's r.bytes destination bytes at i * row_dst: [0, W) and [tail, tail + W) with
+        // tail + W = r.bytes.
+        unsafe {
+            let d = dst.offset(i * row_dst);
+            store::<W>(d, a);
+            if tail > 0 {
+                store::<W>(d.offset(tail), b);
+            }
+        }
+    }
+}
+
+/// Stores the low `W` bytes of `v` at `p`.
+///
+/// # Safety
+/// The `W` bytes at `p` are writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn store<const W: usize>(p: *mut u8, v: __m128i) {
+    // SAFETY: W bytes at p (the caller), unaligned writes.
+    unsafe {
+        match W {
+            1 => p.write(_mm_cvtsi128_si32(v) as u8),
+            2 => p.cast::<u16>().write_unaligned(_mm_cvtsi128_si32(v) as u16),
+            4 => p.cast::<u32>().write_unaligned(_mm_cvtsi128_si32(v) as u32),
+            8 => _mm_storel_epi64(p.cast(), v),
+            _ => _mm_storeu_si128(p.cast(), v),
+        }
     }
 }
 
