@@ -80,6 +80,20 @@ fn table_partner(dims: &[PDim], call: &TableCall, esize: usize) -> Option<usize>
     (0..dims.len()).rev().find(|&i| fits && dims[i].src == 1 && dims[i].n >= tile as u64)
 }
 
+/// Whether the row dimension a table fused is better taken as its partner ([`table_partner`]): it reads the next
+/// element (the rows of a pass read the same lines, one element further on), the passes have no shuffle form (their
+/// offsets would be walked one element at a time), and the block and the rows are each at least a tile of the
+/// partner tiles, which then read 16 bytes of rows per offset and transpose them in registers (f16 pairs reversed
+/// 56 elements apart, 44 to a block, 22 rows a call: 0.16 of the roofline walked).
+fn rows_as_partner(t: &TablePlan, esize: usize) -> bool {
+    matches!(esize, 1 | 2 | 4)
+        && t.table.chunks.is_none()
+        && t.table.row_shuffle.is_none()
+        && t.row_src == esize as isize
+        && t.rows >= 16 / esize
+        && t.block * esize >= 16
+}
+
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
 #[derive(Debug, Clone, Copy)]
 struct PDim {
@@ -237,8 +251,15 @@ impl Program {
         };
         let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny || transposed {
             true => {
-                let mut tdims = all;
-                match TablePlan::build(&mut tdims, esize, options.simd) {
+                let mut tdims = all.clone();
+                let mut built = TablePlan::build(&mut tdims, esize, options.simd);
+                if options.simd && built.as_ref().is_some_and(|t| rows_as_partner(t, esize)) {
+                    let mut block_dims = all;
+                    if let Some(t) = TablePlan::build_block(&mut block_dims, esize, true) {
+                        (built, tdims) = (Some(t), block_dims);
+                    }
+                }
+                match built {
                     Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize).is_none() => {
                         (inner, None, 0)
                     }
@@ -427,6 +448,14 @@ mod tests {
         let p = compile(DataType::Uint8, &[300, 5, 19], None, &[1, 2, 1], &[300, 3, 19], Some(&[3, 1, 900]));
         let call = TableCall { rows: 300, row_src: 95, row_dst: 3, per: 300, block: 3, hull: 77, na: 19, a_dst: 900 };
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
+        // f16 pairs reversed 28 elements apart, 22 pairs 56 apart to a block, 22 blocks one element apart into rows
+        // 44 elements apart: the passes of fused rows have no shuffle form, so the rows become the partner.
+        let p =
+            compile(DataType::Float16, &[22, 2, 22], Some(&[56, 28, 1]), &[1, -1, 1], &[22, 2, 22], Some(&[2, 1, 44]));
+        match p.inner {
+            Inner::Table(c) => assert_eq!((c.rows, c.block, c.na, c.a_dst), (1, 44, 22, 88)),
+            other => panic!("{other:?}"),
+        }
         // Strided output: scatter.
         let p = compile(f32, &[8, 40], None, &[1, -1], &[8, 40], Some(&[80, 2]));
         assert_eq!(p.inner, Inner::Scatter { n: 40, src: -4, dst: 8 });

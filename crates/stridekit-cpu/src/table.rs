@@ -124,6 +124,16 @@ impl TablePlan {
     /// innermost), consuming the block dimensions and the fused row dimension from the end of `dims`. `None`
     /// (with `dims` untouched) when the numbers do not fit the table's 32-bit offsets.
     pub(crate) fn build(dims: &mut Vec<TDim>, esize: usize, simd: bool) -> Option<TablePlan> {
+        Self::build_with(dims, esize, simd, true)
+    }
+
+    /// [`build`](Self::build) without the fused row dimension: one row per call, every dimension around the block
+    /// left to the caller (which may take the next one as the table's partner instead).
+    pub(crate) fn build_block(dims: &mut Vec<TDim>, esize: usize, simd: bool) -> Option<TablePlan> {
+        Self::build_with(dims, esize, simd, false)
+    }
+
+    fn build_with(dims: &mut Vec<TDim>, esize: usize, simd: bool, fuse_rows: bool) -> Option<TablePlan> {
         let e = esize as i64;
         // The block: innermost dimensions while the destination stays contiguous and small.
         let mut take = 0;
@@ -156,7 +166,7 @@ impl TablePlan {
         let min = *offsets.iter().min()?;
         let max = *offsets.iter().max()?;
         let hull = (max - min + 1).checked_mul(e)?;
-        let rows_dim = if dims.len() > take { Some(dims[dims.len() - take - 1]) } else { None };
+        let rows_dim = if fuse_rows && dims.len() > take { Some(dims[dims.len() - take - 1]) } else { None };
         let (rows, row_src, row_dst) = match rows_dim {
             Some(d) => (d.n, d.src.checked_mul(e)?, d.dst.checked_mul(e)?),
             None => (1, 0, 0),
