@@ -4,6 +4,8 @@
 #
 # Two passes: the x86_64 baseline (the portable kernels; runtime detection finds no AVX2 under Miri), then with
 # AVX2 enabled at compile time so that the SIMD kernels (shuffles, permutes, streaming stores) run under Miri too.
+# The second pass also runs the portable kernels (its portable option set), so the targeted cases of
+# tests/kernels.rs and tests/reuse.rs run in the second pass only.
 # rayon needs -Zmiri-ignore-leaks (its global pool outlives main) and crossbeam-epoch casts integers to pointers
 # (-Zmiri-permissive-provenance silences that, it is not our code); tree borrows is the aliasing model we target.
 #
