@@ -242,26 +242,24 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         }
         let e = p.esize as isize;
         // The source as `count` runs of `len` bytes, `step` apart, the first at `low` from the kernel's pointer.
+        // Runs within a line of each other read every line between them: one span.
+        let runs = |low: isize, len: isize, count: usize, step: isize| {
+            if step.unsigned_abs() <= 64 {
+                let span = (count as isize - 1) * step;
+                (low + span.min(0), span.abs() + len, 1, 0)
+            } else {
+                (low, len, count, step)
+            }
+        };
         let (low, len, count, step) = match p.inner {
             Inner::Copy { bytes } => (0, bytes as isize, 1, 0),
             Inner::Reverse { n } => (-(n as isize - 1) * e, n as isize * e, 1, 0),
             Inner::Gather { n, src } if src > 0 => (0, n as isize * src, 1, 0),
-            // Runs within a line of each other read every line between them: one span.
-            Inner::Rows { rows, bytes, src, .. } if src.unsigned_abs() <= 64 => {
-                let span = (rows as isize - 1) * src;
-                (span.min(0), span.abs() + bytes as isize, 1, 0)
-            }
-            Inner::Rows { rows, bytes, src, .. } => (0, bytes as isize, rows, src),
+            Inner::Rows { rows, bytes, src, .. } => runs(0, bytes as isize, rows, src),
             // A transpose reads `nb` runs of its `na` nearby elements, `b_src` apart.
             Inner::Transpose { na, a_src, nb, b_src, .. } if a_src.unsigned_abs() < 64 => {
                 let run = (na as isize - 1) * a_src;
-                let (low, len) = (run.min(0), run.abs() + e);
-                if b_src.unsigned_abs() <= 64 {
-                    let span = (nb as isize - 1) * b_src;
-                    (low + span.min(0), span.abs() + len, 1, 0)
-                } else {
-                    (low, len, nb, b_src)
-                }
+                runs(run.min(0), run.abs() + e, nb, b_src)
             }
             _ => return None,
         };

@@ -121,9 +121,8 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         && c.per == 1
         && let Some(r) = &t.row_shuffle
     {
-        // The call's source bytes, relative to `src`: the rows' hulls.
-        let span = (c.rows as isize - 1) * c.row_src;
-        let (low, high) = (span.min(0), span.max(0) + c.hull as isize);
+        // The call's source bytes, relative to `src`: the rows' hulls (the interval of one pass of all its rows).
+        let (low, high) = pass_interval(c.rows, c.row_src, c.hull);
         if high - low >= 16 {
             // SAFETY: AVX2 detected; `consistent` checked the row shuffle against the call (hull <= 16, stores
             // inside each row's block); every row's hull lies in [low, high), the caller's footprint, which is at
