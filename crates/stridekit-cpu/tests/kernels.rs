@@ -93,6 +93,9 @@ fn transposes_nchw_to_nhwc_and_back() {
         // NHWC input -> NCHW output.
         let nhwc = [c * h * w, 1, w * c, c];
         case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+        // The same with the channels read in reverse order (BGR pixels -> RGB planes): the source rows of the
+        // transpose run backwards, so its tiles walk from the last channel.
+        case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], None);
         // A plain 2-D transpose with a reversed side.
         case(dt, &[M, 19], None, &[0, 0], &[M, 19], &[-1, 1], &[M, 19], Some(&[1, M]));
     }
@@ -196,6 +199,9 @@ fn transposes_into_long_rows_stream_whole_lines() {
         let nhwc = [c * h * w, 1, w * c, c];
         if !cfg!(miri) {
             case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
+            // The same with the channels read in reverse order (BGR pixels -> RGB planes): the source rows of the
+            // transpose run backwards, so its tiles walk from the last channel.
+            case(dt, &[2, c, h, w], Some(&nhwc), &[0; 4], &[2, c, h, w], &[1, -1, 1, 1], &[2, c, h, w], None);
         }
         // The same with a reversed W: the source walks backwards, the destination is unchanged. Under Miri only
         // this one, which reaches every branch of the kernel and the negative source stride.

@@ -60,6 +60,20 @@ pub(crate) unsafe fn transpose<T: Elem>(
         unsafe { x86::transpose_avx2::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && a_src == -e && na > 1 && x86::transpose_tiles_fit(na, nb, -a_dst, T::SIZE) {
+        // Source rows read backwards (a flipped channel order): the same transpose walked from the last `a`, whose
+        // source elements are then ascending and whose destination rows step back by `a_dst`; the gather tiles it
+        // took before read one element per source line per row.
+        let last = (na - 1) as isize;
+        // SAFETY: AVX2 detected; element a' = na - 1 - a of this call is element a of the caller's ranges, so the
+        // transposed call covers exactly the same source and destination elements.
+        unsafe {
+            let (s, d) = (src.offset(last * a_src), dst.offset(last * a_dst));
+            x86::transpose_avx2::<T>(s, d, na, -a_dst, nb, b_src, ctx.nt)
+        };
+        return;
+    }
     if a_src != e || ctx.simd != Simd::None {
         // SAFETY: the caller's contract.
         unsafe { gather_tiles::<T>(src, dst, na, a_src, a_dst, nb, b_src, ctx) };
