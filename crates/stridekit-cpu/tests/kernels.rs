@@ -132,6 +132,11 @@ fn deinterleaves_pixels_into_planes() {
                 case(dt, &[2, c, h, w], Some(&hwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], None);
                 let padded = [c * (h * w + 5) + 1, h * w + 5, w, 1];
                 case(dt, &[2, c, h, w], Some(&hwc), &[0; 4], &[2, c, h, w], &[1; 4], &[2, c, h, w], Some(&padded));
+                // The first 2 .. c - 1 channels of the pixels (RGBA -> RGB planes): the blocks read whole pixels, so
+                // the last pixel (whose unread channels end the buffer) is left to the scalar tail.
+                for n in 2..c {
+                    case(dt, &[2, c, h, w], Some(&hwc), &[0; 4], &[2, n, h, w], &[1; 4], &[2, n, h, w], None);
+                }
             }
         }
     }

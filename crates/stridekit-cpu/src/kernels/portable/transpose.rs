@@ -50,8 +50,11 @@ pub(crate) unsafe fn transpose<T: Elem>(
     let e = T::SIZE as isize;
     #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && a_src == e && x86::deinterleave_fits(na, b_src, T::SIZE) {
-        // SAFETY: AVX2 detected; same ranges (the source is `na`-element pixels, what the deinterleave assumes).
-        unsafe { x86::deinterleave::<T>(src, dst, na, a_dst, nb, ctx.nt) };
+        // SAFETY: AVX2 detected; same ranges (the source is pixels of `b_src` bytes whose first `na` elements are
+        // read, what the deinterleave assumes); the bytes between source elements lie inside the source range's
+        // allocation (execute_raw's contract), and the values the SIMD loads read there are discarded, as the
+        // gather's are.
+        unsafe { x86::deinterleave::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
