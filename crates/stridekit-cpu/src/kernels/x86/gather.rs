@@ -120,9 +120,32 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         unsafe { _mm256_loadu_si256(m.as_ptr().cast()) }
     });
     let blocks = (vec_end - start) / per;
+    // Without streaming, the outputs left over at either end take one more block, overlapping its neighbour (those
+    // outputs are written twice with the same values), instead of up to two blocks' worth of scalar loop: short
+    // rows under outer loops (77 bytes at stride -2, 44 floats at stride -3) did most of their elements one by one.
+    // The block needs its extra element (the one past its last output), as the others do: a call of more than
+    // `per` outputs has it.
+    let edges = !nt && n > per;
+    let edge_block = |i: usize| {
+        // SAFETY: the callers below pass i >= 1 with i + per <= n backwards, i + per < n forwards: the block reads
+        // the 32 K bytes between two elements of the caller's range, as the blocks of `store_blocks` do, and its
+        // destination, outputs i .. i + per, is the caller's (stored unaligned).
+        unsafe {
+            let v = match neg {
+                true => reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks)),
+                false => gather_block::<T, K>(elem(i), &masks),
+            };
+            _mm256_storeu_si256(dst.add(i * e).cast(), v)
+        }
+    };
     if neg {
-        for i in (vec_end..n).rev() {
-            scalar(i);
+        if edges && vec_end < n {
+            // Outputs vec_end .. n inside n - per .. n (vec_end > n - per, n - per >= 1).
+            edge_block(n - per);
+        } else {
+            for i in (vec_end..n).rev() {
+                scalar(i);
+            }
         }
         // SAFETY: block k holds outputs i .. i + per (i = start + k per) and reads 32 K bytes from output
         // i + per - 1's element (i + per <= vec_end <= n) up to, excluding, output i - 1's element (i >= start >= 1);
@@ -134,7 +157,15 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
                 reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks))
             })
         };
-        for i in (0..start).rev() {
+        // Without streaming, start == per: outputs 1 .. per in the block at 1, output 0 alone (its block would
+        // read above it).
+        let head_end = if edges && start > 1 {
+            edge_block(1);
+            1
+        } else {
+            start
+        };
+        for i in (0..head_end).rev() {
             scalar(i);
         }
     } else {
@@ -146,7 +177,15 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         unsafe {
             store_blocks(dst.add(start * e), blocks, nt, false, |k| gather_block::<T, K>(elem(start + k * per), &masks))
         };
-        for i in vec_end..n {
+        // Outputs vec_end .. n - 1 inside the block at n - 1 - per (vec_end > n - 1 - per >= start), the last alone
+        // (its block would read past it).
+        let tail_from = if edges && vec_end + 1 < n {
+            edge_block(n - 1 - per);
+            n - 1
+        } else {
+            vec_end
+        };
+        for i in tail_from..n {
             scalar(i);
         }
     }

@@ -49,9 +49,20 @@ pub(crate) unsafe fn reverse_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usiz
         // SAFETY: element i < n of both ranges.
         unsafe { dst.cast::<T>().add(i).write_unaligned(src.cast::<T>().sub(i).read_unaligned()) }
     };
-    // Lowest source addresses first: the tail, then the vector blocks backwards, then the head.
-    for i in (vec_end..n).rev() {
-        scalar(i);
+    // Lowest source addresses first: the tail, then the vector blocks backwards, then the head. Without streaming,
+    // a tail of a few elements is one more block overlapping the last (written twice with the same values): short
+    // reversed rows under outer loops (103 f16, 7 of them one by one) otherwise spent most of their time there.
+    if !nt && vec_end < n && n >= per {
+        // SAFETY: outputs n - per .. n (n >= per; they include vec_end .. n), read as the 32 bytes from
+        // src - (n - 1) elements to src - (n - per), inside the source range; stored unaligned in the destination.
+        unsafe {
+            let v = reverse_vector::<T>(_mm256_loadu_si256(src.sub((n - 1) * e).cast()));
+            _mm256_storeu_si256(dst.add((n - per) * e).cast(), v)
+        };
+    } else {
+        for i in (vec_end..n).rev() {
+            scalar(i);
+        }
     }
     // SAFETY: block k holds output elements i .. i + per (i = head + k per, i + per <= vec_end <= n), read as the
     // 32 bytes from src - (i + per - 1) elements to src - i, inside the source range; the region (blocks of 32 bytes

@@ -190,3 +190,22 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         c0 = c1;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tiles_take_a_tile_of_rows_or_narrow_pixels_into_a_contiguous_destination() {
+        // A tile of rows (8 of 4 bytes) whatever the destination.
+        assert!(transpose_tiles_fit(8, 1000, 12345, 4));
+        // Three planes into RGB pixels (contiguous destination, pixels of 3 <= a tile): the interleave forms.
+        assert!(transpose_tiles_fit(1000, 3, 12, 4));
+        assert!(transpose_tiles_fit(1000, 8, 8, 1));
+        // Five rows of a whole image each (contiguous only because the rows follow each other): not a tile of rows,
+        // pixels far longer than a tile, so the gather tiles (the tiles would walk every element).
+        assert!(!transpose_tiles_fit(5, 237_150, 948_600, 4));
+        // Few rows into a strided destination.
+        assert!(!transpose_tiles_fit(3, 64, 1000, 4));
+    }
+}
