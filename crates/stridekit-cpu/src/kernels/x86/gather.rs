@@ -120,6 +120,18 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         unsafe { _mm256_loadu_si256(m.as_ptr().cast()) }
     });
     let blocks = (vec_end - start) / per;
+    // The gathered outputs i .. i + per: callers pass i >= 1 with i + per <= n backwards, i + per < n forwards, so
+    // that the 32 K bytes read lie between two elements of the caller's range (output i + per - 1's element up to,
+    // excluding, output i - 1's backwards; output i's up to, excluding, output i + per's forwards).
+    let vector = |i: usize| {
+        // SAFETY: the range the callers guarantee (above); AVX2 is available.
+        unsafe {
+            match neg {
+                true => reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks)),
+                false => gather_block::<T, K>(elem(i), &masks),
+            }
+        }
+    };
     // Without streaming, the outputs left over at either end take one more block, overlapping its neighbour (those
     // outputs are written twice with the same values), instead of up to two blocks' worth of scalar loop: short
     // rows under outer loops (77 bytes at stride -2, 44 floats at stride -3) did most of their elements one by one.
@@ -127,16 +139,9 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
     // `per` outputs has it.
     let edges = !nt && n > per;
     let edge_block = |i: usize| {
-        // SAFETY: the callers below pass i >= 1 with i + per <= n backwards, i + per < n forwards: the block reads
-        // the 32 K bytes between two elements of the caller's range, as the blocks of `store_blocks` do, and its
-        // destination, outputs i .. i + per, is the caller's (stored unaligned).
-        unsafe {
-            let v = match neg {
-                true => reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks)),
-                false => gather_block::<T, K>(elem(i), &masks),
-            };
-            _mm256_storeu_si256(dst.add(i * e).cast(), v)
-        }
+        // SAFETY: the callers below pass i as `vector` requires; outputs i .. i + per are the caller's (stored
+        // unaligned).
+        unsafe { _mm256_storeu_si256(dst.add(i * e).cast(), vector(i)) }
     };
     if neg {
         if edges && vec_end < n {
@@ -151,12 +156,7 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         // i + per - 1's element (i + per <= vec_end <= n) up to, excluding, output i - 1's element (i >= start >= 1);
         // the region (from output `start`, 32-byte aligned when nt) is the destination's. Blocks go downwards, so
         // that reads rise.
-        unsafe {
-            store_blocks(dst.add(start * e), blocks, nt, true, |k| {
-                let i = start + k * per;
-                reverse_vector::<T>(gather_block::<T, K>(elem(i + per - 1), &masks))
-            })
-        };
+        unsafe { store_blocks(dst.add(start * e), blocks, nt, true, |k| vector(start + k * per)) };
         // Without streaming, start == per: outputs 1 .. per in the block at 1, output 0 alone (its block would
         // read above it).
         let head_end = if edges && start > 1 {
@@ -174,9 +174,7 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         }
         // SAFETY: block k holds outputs i .. i + per (i = start + k per) and reads 32 K bytes from output i's element
         // up to, excluding, output i + per's (i + per < n); the region is the destination's, aligned when nt.
-        unsafe {
-            store_blocks(dst.add(start * e), blocks, nt, false, |k| gather_block::<T, K>(elem(start + k * per), &masks))
-        };
+        unsafe { store_blocks(dst.add(start * e), blocks, nt, false, |k| vector(start + k * per)) };
         // Outputs vec_end .. n - 1 inside the block at n - 1 - per (vec_end > n - 1 - per >= start), the last alone
         // (its block would read past it).
         let tail_from = if edges && vec_end + 1 < n {
