@@ -256,14 +256,13 @@ unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t:
         return;
     }
     let _ = (ctx, Simd::None);
-    for r in 0..k {
-        let row = &t.offsets[r * c.block..(r + 1) * c.block];
-        // SAFETY: row r < k of the pass: its destination block at r * row_dst.
-        let d = unsafe { dst.offset(r as isize * c.row_dst) };
-        for (j, &o) in row.iter().enumerate() {
-            // SAFETY: offset o of a pass row < k lies in the pass interval (the table's invariant), inside the
-            // footprint; destination element j < block of row r.
-            unsafe { d.add(j * e).cast::<T>().write_unaligned(src.offset(o as isize).cast::<T>().read_unaligned()) };
-        }
+    // The rows of a pass are contiguous in the destination (several rows per pass only over contiguous rows,
+    // `consistent`), so a pass is one walk of its k * block offsets, without a loop per row: rows of 3-5 elements
+    // spent more on the row loop than on the moves (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
+    debug_assert!(k == 1 || c.row_dst == (c.block * e) as isize);
+    for (i, &o) in t.offsets[..k * c.block].iter().enumerate() {
+        // SAFETY: element i of the pass's k rows: offset o lies in the pass interval (the table's invariant), inside
+        // the footprint; destination element i of the contiguous rows 0 .. k (of the one row when k == 1).
+        unsafe { dst.add(i * e).cast::<T>().write_unaligned(src.offset(o as isize).cast::<T>().read_unaligned()) };
     }
 }
