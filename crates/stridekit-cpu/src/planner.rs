@@ -108,7 +108,9 @@ pub(crate) struct Dim {
     pub n: usize,
     pub src: isize,
     pub dst: isize,
-    /// Source stride 0 over a destination-contiguous block of exactly `dst` bytes: run once, then copy the block.
+    /// Source stride 0 over a destination-contiguous block (the inner kernel's block and every loop inside this
+    /// one, [`Program::replicated_block`]), steps `dst` >= that block bytes apart: run once, then copy the block to
+    /// the other steps (in place when `dst` is the block, as blocks spaced by the output's padding otherwise).
     pub replicate: bool,
 }
 
@@ -164,6 +166,12 @@ pub(crate) struct Program {
 }
 
 impl Program {
+    /// The bytes of the destination-contiguous block one step of the replicated loop `level` writes: the inner
+    /// kernel's block times the steps of every loop inside it (all contiguous, the condition of a replicated loop).
+    pub(crate) fn replicated_block(&self, level: usize) -> usize {
+        self.outer[level + 1..].iter().fold(self.inner_block_bytes, |b, d| b * d.n)
+    }
+
     /// Plans `plan`. `None` only if the plan's numbers do not fit this machine's address space.
     pub(crate) fn compile(plan: &Slice1Plan, options: &ExecOptions) -> Option<Program> {
         let copy = plan.normalized();
@@ -332,7 +340,10 @@ impl Program {
         let fills = matches!(inner, Inner::Fill { .. });
         for d in outer.iter_mut().rev() {
             let dst = usize::try_from(d.dst).ok();
-            if contiguous && d.src == 0 && dst == Some(block) && !(fills && block > REPLICATE_FILL_MAX_BLOCK) {
+            // Padded steps (`dst` beyond the block) copy the block too: running a gather, a reverse or a table again
+            // for every step of a broadcast dimension costs more than copying its block from L1/L2 (a reverse of 103
+            // u16 under 272 broadcast steps 156560 bytes apart: 0.24 of the roofline run again).
+            if contiguous && d.src == 0 && dst.is_some_and(|x| x >= block) && !(fills && block > REPLICATE_FILL_MAX_BLOCK) {
                 d.replicate = true;
             }
             contiguous = contiguous && dst == Some(block);
@@ -427,6 +438,16 @@ mod tests {
         let p = compile(f32, &[8, 4, 32], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 32], None);
         assert_eq!(p.inner, Inner::Copy { bytes: 128 });
         assert_eq!(p.outer, [Dim { n: 32, src: 0, dst: 128, replicate: true }]);
+        // A reversed row under a broadcast into padded rows (120 of 128 elements): run once, then its 480-byte
+        // block is copied to the other steps, 512 bytes apart.
+        let p = compile(f32, &[8, 120], Some(&[0, 1]), &[1, -1], &[8, 120], Some(&[128, 1]));
+        assert_eq!(p.inner, Inner::Reverse { n: 120 });
+        assert_eq!(p.outer, [Dim { n: 8, src: 0, dst: 512, replicate: true }]);
+        assert_eq!(p.replicated_block(0), 480);
+        // Two loops inside the broadcast one: the block is theirs too (2 x 3 rows of 120).
+        let p = compile(f32, &[8, 2, 3, 120], Some(&[0, 1000, 120, 1]), &[1, 1, 1, -1], &[8, 2, 3, 120], Some(&[1000, 360, 120, 1]));
+        assert!(p.outer[0].replicate && !p.outer[1].replicate);
+        assert_eq!(p.replicated_block(0), 2880);
         // Short rows under a broadcast: a table pass of 16 rows, computed once and copied.
         let p = compile(f32, &[8, 4, 16], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 16], None);
         let call = TableCall { rows: 32, row_src: 0, row_dst: 64, per: 16, block: 16, hull: 64, na: 1, a_dst: 0 };

@@ -178,7 +178,7 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *con
         unsafe { run_from(p, level + 1, inner, src, dst, Ctx { nt: false, ..ctx }) };
         // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous blocks of
         // exactly `d` bytes); steps 1 .. n write the same bytes at `dst + i * d`, inside the range.
-        unsafe { replicate(dst, d as usize, n, ctx) };
+        unsafe { replicate(dst, p.replicated_block(level), d as usize, n, ctx) };
     } else if level + 1 == p.outer.len() {
         // The innermost loop calls the kernel itself: one call less per kernel call (small calls under many steps
         // are where the loops cost as much as the bytes).
@@ -304,12 +304,22 @@ fn prefetch_next_call(src: *const u8, dst: *mut u8, ctx: Ctx) {
 /// copies of it are streamed out: copying a 40-byte block a million times costs a million calls.
 const REPLICATE_GROW_BYTES: usize = 16 << 10;
 
-/// Fills blocks `1 .. count` of `block` bytes each at `dst + i * block` with copies of block 0 (written). The
-/// written prefix is first doubled up to [`REPLICATE_GROW_BYTES`] with ordinary stores, then copied as a whole.
+/// Fills blocks `1 .. count` of `block` bytes each at `dst + i * stride` with copies of block 0 (written). Adjacent
+/// blocks (`stride == block`): the written prefix is first doubled up to [`REPLICATE_GROW_BYTES`] with ordinary
+/// stores, then copied as a whole. Spaced blocks (`stride > block`, a padded output): block 0 is copied to each.
 ///
 /// # Safety
-/// The `count * block` bytes at `dst` lie in the checked output range; the first `block` bytes are written.
-pub(super) unsafe fn replicate(dst: *mut u8, block: usize, count: usize, ctx: Ctx) {
+/// `stride >= block`; the `block` bytes at `dst + i * stride` lie in the checked output range for every
+/// `i < count`; the first `block` bytes are written.
+pub(super) unsafe fn replicate(dst: *mut u8, block: usize, stride: usize, count: usize, ctx: Ctx) {
+    debug_assert!(stride >= block);
+    if stride != block {
+        for i in 1..count {
+            // SAFETY: block 0 (written) to block i at i * stride >= block bytes on (no overlap), in the range.
+            unsafe { copy_block(dst, dst.add(i * stride), block, ctx) };
+        }
+        return;
+    }
     let mut done = 1;
     while done < count && done * block < REPLICATE_GROW_BYTES {
         let k = done.min(count - done);

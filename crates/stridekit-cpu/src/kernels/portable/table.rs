@@ -113,7 +113,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         // are copies of its first rows: replicate rows (blocks of one row) rather than passes.
         // SAFETY: rows 0 .. per are written; rows per .. rows are the contiguous bytes up to rows * block_bytes of
         // the caller's footprint.
-        unsafe { replicate(dst, block_bytes, c.rows, ctx) };
+        unsafe { replicate(dst, block_bytes, block_bytes, c.rows, ctx) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
