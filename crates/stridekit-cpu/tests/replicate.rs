@@ -1,5 +1,6 @@
 //! Broadcast dimensions over destination-contiguous blocks: one block is computed, the others are copies of it
-//! (doubled with ordinary stores up to 16 KiB, then copied as a whole), on one thread and split over several.
+//! (doubled with ordinary stores up to 16 KiB, then copied as a whole; copied one by one into padded outputs, where
+//! the blocks are spaced), on one thread and split over several.
 
 mod common;
 
@@ -32,6 +33,37 @@ fn replicated_blocks_past_the_doubling_size() {
         for &width in widths {
             broadcast_rows(dt, count, 4, width, &[1, 1, 1]);
             broadcast_rows(dt, count, 4, width, &[1, -1, -1]);
+        }
+    }
+}
+
+/// `count` broadcast steps of `rows` rows of `width` elements into an output whose steps are `pad` elements apart
+/// beyond their block; `strides` walk the window (a reversed row, rows bottom-up).
+fn broadcast_padded(dt: DataType, count: u32, rows: u32, width: u32, pad: u32, strides: &[i32]) {
+    let pitch = rows * width + pad;
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(dt, &[count, rows, width], Some(&[0, width, 1])).unwrap(),
+        output: BufferTensorDesc::new(dt, &[count, rows, width], Some(&[pitch, width, 1])).unwrap(),
+        input_window_offsets: vec![0; 3],
+        input_window_sizes: vec![count, rows, width],
+        input_window_strides: strides.to_vec(),
+    };
+    let input = stridekit_testkit::strategies::pseudo_random_bytes(5, desc.input.total_tensor_size_in_bytes as usize);
+    common::check_against_reference(&desc, &input, 40).unwrap();
+}
+
+#[test]
+fn replicated_blocks_into_padded_outputs() {
+    // Steps spaced by 1-13 elements of padding, whose bytes must keep the sentinel: blocks of a reversed row
+    // (a reverse kernel), of rows bottom-up (with streaming stores, walked top-down in the source and bottom-up in
+    // the destination: the block starts below the step's pointer) and of both.
+    let count = if cfg!(miri) { 3 } else { 40 };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
+        // Rows of 1100 elements are bulk copies under a loop of rows (longer than the short-rows kernel takes).
+        for (rows, width, pad) in [(1, 37, 3), (3, 20, 13), (5, 72, 1), (3, 1100, 5)] {
+            for strides in [[1, 1, -1], [1, -1, 1], [1, -1, -1]] {
+                broadcast_padded(dt, count, rows, width, pad, &strides);
+            }
         }
     }
 }

@@ -176,9 +176,10 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *con
         // SAFETY: step 0 of this loop, within the caller's contract. The first block is written with ordinary
         // stores: it is read back right away.
         unsafe { run_from(p, level + 1, inner, src, dst, Ctx { nt: false, ..ctx }) };
-        // SAFETY: the block of step 0 is `d` bytes at `dst` (the planner marks only destination-contiguous blocks of
-        // exactly `d` bytes); steps 1 .. n write the same bytes at `dst + i * d`, inside the range.
-        unsafe { replicate(dst, p.replicated_block(level), d as usize, n, ctx) };
+        // SAFETY: the block of step 0 is the `replicated_block` bytes from `dst + replicated_low` (the planner marks
+        // only destination-contiguous blocks of at most `d` bytes); steps 1 .. n write the same bytes `i * d` further
+        // on, inside the range.
+        unsafe { replicate(dst.offset(p.replicated_low(level)), p.replicated_block(level), d as usize, n, ctx) };
     } else if level + 1 == p.outer.len() {
         // The innermost loop calls the kernel itself: one call less per kernel call (small calls under many steps
         // are where the loops cost as much as the bytes).

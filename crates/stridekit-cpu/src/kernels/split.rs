@@ -133,8 +133,8 @@ impl Split {
             let replicate = self.levels == 1 && levels[0].replicate;
             let first_dst = d_o;
             if replicate {
-                // SAFETY: index a's block (`replicated_block(0)` bytes at `first_dst`, destination-contiguous) is run
-                // first with ordinary stores; indices a + 1 .. b are the next blocks of this part, `levels[0].dst`
+                // SAFETY: index a's block (`replicated_block(0)` bytes from `first_dst + replicated_low(0)`,
+                // destination-contiguous) is run first with ordinary stores; indices a + 1 .. b are the next blocks of this part, `levels[0].dst`
                 // >= block bytes apart after it (one level), inside the checked output range.
                 unsafe {
                     run_from(
@@ -145,7 +145,8 @@ impl Split {
                         bases.dst.offset(first_dst),
                         Ctx { nt: false, ..ctx },
                     );
-                    replicate_blocks(bases.dst.offset(first_dst), p.replicated_block(0), levels[0].dst as usize, b - a, ctx);
+                    let block = bases.dst.offset(first_dst + p.replicated_low(0));
+                    replicate_blocks(block, p.replicated_block(0), levels[0].dst as usize, b - a, ctx);
                 }
                 if ctx.nt {
                     fence();
