@@ -15,7 +15,7 @@
 //!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
 //!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes.
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
-//!    executed once and then copied block by block.
+//!    executed once and then copied block by block (to adjacent steps, or to steps spaced by the output's padding).
 //! 4. **Tile for source reuse** ([`crate::reuse`]): when an outer loop reads again, from beyond the cache, bytes the
 //!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
 
