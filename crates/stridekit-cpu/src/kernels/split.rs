@@ -134,8 +134,9 @@ impl Split {
             let first_dst = d_o;
             if replicate {
                 // SAFETY: index a's block (`replicated_block(0)` bytes from `first_dst + replicated_low(0)`,
-                // destination-contiguous) is run first with ordinary stores; indices a + 1 .. b are the next blocks of this part, `levels[0].dst`
-                // >= block bytes apart after it (one level), inside the checked output range.
+                // destination-contiguous) is run first with ordinary stores; indices a + 1 .. b are the next blocks
+                // of this part, `levels[0].dst` >= block bytes apart after it (one level), inside the checked output
+                // range.
                 unsafe {
                     run_from(
                         p,
