@@ -56,9 +56,25 @@ fn gathers_stride_2_3_4_and_negative() {
     for dt in common::types_for_run(&[DataType::Int8, DataType::Uint16, DataType::Float32, DataType::Uint64]) {
         // Rows long enough for several 32-byte vector blocks of 1-byte elements at stride 4, under Miri too.
         const ROW: u32 = 222;
-        for s in [2, 3, 4, -2, -3, -4, 7] {
+        for s in [2, 3, 4, -2, -3, -4, 7, 9] {
             let s: i32 = s;
             case(dt, &[2, ROW], None, &[0, 1], &[2, ROW - 1], &[1, s], &[2, (ROW - 2) / s.unsigned_abs() + 1], None);
+        }
+    }
+}
+
+#[test]
+fn gathers_stride_5_to_8_of_small_elements() {
+    // Strides of 5-8 elements take the shuffle form for 1-byte elements (up to 8 source chunks per 16-byte lane),
+    // forwards and backwards: rows of 41 and 160 outputs are vector blocks, overlapping edge blocks and a scalar
+    // end; 2- and 4-byte elements keep the scalar loop.
+    let outs: &[u32] = if cfg!(miri) { &[41] } else { &[41, 160] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for &out in outs {
+            for s in [5i32, 6, 7, 8, -5, -6, -7, -8] {
+                let row = (out - 1) * s.unsigned_abs() + 3;
+                case(dt, &[2, row], None, &[0, 1], &[2, row - 1], &[1, s], &[2, out], None);
+            }
         }
     }
 }

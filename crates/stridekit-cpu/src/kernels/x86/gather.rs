@@ -1,13 +1,17 @@
-//! The gather at small strides (+-2, +-3, +-4 elements) into a contiguous destination, with byte shuffles.
+//! The gather at small strides (+-2 to +-4 elements, and +-5 to +-8 of 1-byte elements) into a contiguous
+//! destination, with byte shuffles.
 
 use super::reverse::reverse_vector;
 use super::store::{head_to_align, store_blocks};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
-/// `dst[i] = src[i * stride bytes]` for elements of `T` at a stride of +-2, +-3 or +-4 elements, with byte shuffles
-/// (hardware gathers measured 5x slower on the development machine). Returns `false`, having written nothing, for
-/// any other stride; the caller then runs the portable loop.
+/// `dst[i] = src[i * stride bytes]` for elements of `T` at a stride of +-2, +-3 or +-4 elements, or of +-5 to +-8
+/// bytes, with byte shuffles (hardware gathers measured 5x slower on the development machine). Strides of 5-8 cost
+/// a load and a shuffle per 16 source bytes: against the scalar loop's moves per element that pays for the 32 bytes
+/// of a block (u8 at stride 8: 0.45 -> 0.90 of the roofline; every other RGBA pixel into planes 0.18 -> 0.33), not
+/// for the 16 elements of 2 bytes (every other RGB pixel of f16 into planes: 0.26 -> 0.16). Returns `false`, having
+/// written nothing, for any other stride; the caller then runs the portable loop.
 ///
 /// # Safety
 /// AVX2 is available; the `n` source elements and `n` contiguous destination elements are valid; no overlap.
@@ -24,17 +28,25 @@ pub(crate) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize
             2 => gather_k::<T, 2>(src, dst, n, k < 0, nt),
             3 => gather_k::<T, 3>(src, dst, n, k < 0, nt),
             4 => gather_k::<T, 4>(src, dst, n, k < 0, nt),
+            5 if e == 1 => gather_k::<T, 5>(src, dst, n, k < 0, nt),
+            6 if e == 1 => gather_k::<T, 6>(src, dst, n, k < 0, nt),
+            7 if e == 1 => gather_k::<T, 7>(src, dst, n, k < 0, nt),
+            8 if e == 1 => gather_k::<T, 8>(src, dst, n, k < 0, nt),
             _ => return false,
         }
     }
     true
 }
 
+/// The most 16-byte source chunks a lane of the shuffle form reads: the largest stride it takes, in elements.
+const MAX_CHUNKS: usize = 8;
+
 /// `pshufb` masks for a gather of `e`-byte elements at stride `k` elements: mask `c` moves into each 16-byte output
 /// lane the bytes that lie in chunk `c` of the lane's `16 k` source bytes, and zeroes the others (so that the
 /// `k` shuffled chunks can be OR-ed together). Both 128-bit halves hold the same lane mask.
-pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; 4] {
-    let mut masks = [[i8::MIN; 32]; 4];
+pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; MAX_CHUNKS] {
+    debug_assert!(k <= MAX_CHUNKS);
+    let mut masks = [[i8::MIN; 32]; MAX_CHUNKS];
     for j in 0..16 {
         let from = (j / e) * k * e + j % e;
         masks[from / 16][j] = (from % 16) as i8;
@@ -50,7 +62,7 @@ pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; 4] {
 /// AVX2 is available; `32 K` bytes readable at `p`.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; 4]) -> __m256i {
+pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; MAX_CHUNKS]) -> __m256i {
     // SAFETY: for every load, the loads cover bytes p .. p + 32 K, the caller's range.
     unsafe {
         if T::SIZE == 4 && K == 2 {
