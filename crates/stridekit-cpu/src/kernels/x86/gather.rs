@@ -38,17 +38,14 @@ pub(crate) unsafe fn gather_avx2<T: Elem>(src: *const u8, dst: *mut u8, n: usize
     true
 }
 
-/// The most 16-byte source chunks a lane of the shuffle form reads: the largest stride it takes, in elements.
-const MAX_CHUNKS: usize = 8;
-
-/// `pshufb` masks for a gather of `e`-byte elements at stride `k` elements: mask `c` moves into each 16-byte output
-/// lane the bytes that lie in chunk `c` of the lane's `16 k` source bytes, and zeroes the others (so that the
-/// `k` shuffled chunks can be OR-ed together). Both 128-bit halves hold the same lane mask.
-pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; MAX_CHUNKS] {
-    debug_assert!(k <= MAX_CHUNKS);
-    let mut masks = [[i8::MIN; 32]; MAX_CHUNKS];
+/// `pshufb` masks for a gather of `e`-byte elements at stride `K` elements: mask `c` moves into each 16-byte output
+/// lane the bytes that lie in chunk `c` of the lane's `16 K` source bytes, and zeroes the others (so that the
+/// `K` shuffled chunks can be OR-ed together). Both 128-bit halves hold the same lane mask. `K` masks, one per
+/// chunk: built per call, so a stride of 2 builds two, not the eight of stride 8.
+pub(crate) fn gather_masks<const K: usize>(e: usize) -> [[i8; 32]; K] {
+    let mut masks = [[i8::MIN; 32]; K];
     for j in 0..16 {
-        let from = (j / e) * k * e + j % e;
+        let from = (j / e) * K * e + j % e;
         masks[from / 16][j] = (from % 16) as i8;
         masks[from / 16][j + 16] = (from % 16) as i8;
     }
@@ -62,7 +59,7 @@ pub(crate) fn gather_masks(e: usize, k: usize) -> [[i8; 32]; MAX_CHUNKS] {
 /// AVX2 is available; `32 K` bytes readable at `p`.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; MAX_CHUNKS]) -> __m256i {
+pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: &[__m256i; K]) -> __m256i {
     // SAFETY: for every load, the loads cover bytes p .. p + 32 K, the caller's range.
     unsafe {
         if T::SIZE == 4 && K == 2 {
@@ -89,7 +86,7 @@ pub(crate) unsafe fn gather_block<T: Elem, const K: usize>(p: *const u8, masks: 
         // General case: output lane h (16 bytes) comes from source bytes 16 K h .. 16 K (h + 1); `pshufb` works
         // within 128-bit lanes, so chunk c of both lanes is loaded into one vector and shuffled with mask c.
         let mut acc = _mm256_setzero_si256();
-        for (c, mask) in masks.iter().enumerate().take(K) {
+        for (c, mask) in masks.iter().enumerate() {
             let lo = _mm_loadu_si128(p.add(16 * c).cast());
             let hi = _mm_loadu_si128(p.add(16 * K + 16 * c).cast());
             let v = _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(lo), hi);
@@ -127,7 +124,7 @@ pub(crate) unsafe fn gather_k<T: Elem, const K: usize>(src: *const u8, dst: *mut
         // SAFETY: element i < n of both ranges.
         unsafe { dst.cast::<T>().add(i).write_unaligned(elem(i).cast::<T>().read_unaligned()) }
     };
-    let masks = gather_masks(e, K).map(|m| {
+    let masks = gather_masks::<K>(e).map(|m| {
         // SAFETY: `m` is 32 bytes.
         unsafe { _mm256_loadu_si256(m.as_ptr().cast()) }
     });
