@@ -20,7 +20,7 @@
 //!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
 
 use crate::ExecOptions;
-use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall};
+use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
@@ -69,29 +69,37 @@ fn call_of(t: &TablePlan) -> TableCall {
 
 /// The outer dimension a table call takes as its partner ([`TableCall::na`]): one that reads the next element
 /// (source stride +1) for at least a tile of the x86 partner tiles (16 bytes of elements), around a call whose
-/// rows are contiguous in the destination and whose passes are at least a tile long. Each source line the
-/// table's elements read then serves a whole tile of partner steps, instead of being read again (usually from
-/// memory) at every step of an outer loop (u16 pairs 1 KiB apart under 25 output planes: 0.04 of the roofline).
+/// rows are contiguous in the destination and whose passes are at least a tile long, or, with shorter passes, one
+/// whose steps are contiguous in the destination behind the call's single pass ([`narrow_partner`]: 12 planes of
+/// bytes at irregular distances into 12-byte pixels). Each source line the table's elements read then serves a
+/// whole tile of partner steps, instead of being read again (usually from memory) at every step of an outer loop
+/// (u16 pairs 1 KiB apart under 25 output planes: 0.04 of the roofline).
 fn table_partner(dims: &[PDim], call: &TableCall, esize: usize) -> Option<usize> {
     let tile = 16 / esize;
     let contiguous = call.rows == 1 || call.row_dst == (call.block * esize) as isize;
-    let fits = matches!(esize, 1 | 2 | 4) && contiguous && call.per * call.block >= tile;
+    let fits = matches!(esize, 1 | 2 | 4) && contiguous;
+    let wide = call.per * call.block >= tile;
+    let narrow = |d: &PDim| {
+        let step = d.dst.checked_mul(esize as i64).and_then(|b| isize::try_from(b).ok());
+        call.rows <= call.per && step.is_some_and(|b| narrow_partner(call.rows * call.block, b, esize))
+    };
     // The innermost such dimension (its destination stride is the smallest).
-    (0..dims.len()).rev().find(|&i| fits && dims[i].src == 1 && dims[i].n >= tile as u64)
+    (0..dims.len()).rev().find(|&i| fits && dims[i].src == 1 && dims[i].n >= tile as u64 && (wide || narrow(&dims[i])))
 }
 
 /// Whether the row dimension a table fused is better taken as its partner ([`table_partner`]): it reads the next
 /// element (the rows of a pass read the same lines, one element further on), the passes have no shuffle form (their
 /// offsets would be walked one element at a time), and the block and the rows are each at least a tile of the
 /// partner tiles, which then read 16 bytes of rows per offset and transpose them in registers (f16 pairs reversed
-/// 56 elements apart, 44 to a block, 22 rows a call: 0.16 of the roofline walked).
+/// 56 elements apart, 44 to a block, 22 rows a call: 0.16 of the roofline walked), or a shorter block whose rows
+/// are contiguous in the destination ([`narrow_partner`]).
 fn rows_as_partner(t: &TablePlan, esize: usize) -> bool {
     matches!(esize, 1 | 2 | 4)
         && t.table.chunks.is_none()
         && t.table.row_shuffle.is_none()
         && t.row_src == esize as isize
         && t.rows >= 16 / esize
-        && t.block * esize >= 16
+        && (t.block * esize >= 16 || narrow_partner(t.block, t.row_dst, esize))
 }
 
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
@@ -504,6 +512,17 @@ mod tests {
             Inner::Table(c) => assert_eq!((c.rows, c.block, c.na, c.a_dst), (1, 44, 22, 88)),
             other => panic!("{other:?}"),
         }
+        // Twelve byte planes at irregular distances (a 3 x 4 grid, its rows padded) into 12-byte pixels: a block of
+        // fewer than 16 bytes, its pixels contiguous, so the pixels become a (narrow) partner; padded pixels do not.
+        let grid = [3, 4, 40];
+        let planes = [4 * 45 + 13, 45, 1];
+        let p = compile(DataType::Uint8, &grid, Some(&planes), &[1; 3], &grid, Some(&[4, 1, 12]));
+        match p.inner {
+            Inner::Table(c) => assert_eq!((c.rows, c.block, c.na, c.a_dst), (1, 12, 40, 12)),
+            other => panic!("{other:?}"),
+        }
+        let p = compile(DataType::Uint8, &grid, Some(&planes), &[1; 3], &grid, Some(&[4, 1, 13]));
+        assert!(matches!(p.inner, Inner::Table(c) if c.na == 1), "{:?}", p.inner);
         // Strided output: scatter.
         let p = compile(f32, &[8, 40], None, &[1, -1], &[8, 40], Some(&[80, 2]));
         assert_eq!(p.inner, Inner::Scatter { n: 40, src: -4, dst: 8 });

@@ -414,3 +414,26 @@ fn table_partners_transpose_in_tiles() {
         }
     }
 }
+
+#[test]
+fn interleaves_irregular_planes_through_narrow_table_partners() {
+    // Planes at irregular distances (a grid of c1 x c2 planes, the grid's rows padded) into pixels of c1 c2
+    // channels: a table block of fewer than 16 bytes whose pixels are contiguous, taken with the pixel dimension as
+    // its partner (the narrow partner tiles: 16-byte stores overlapping the next pixels, the last ones written
+    // short). Pixel counts that are not a multiple of a tile; a window that starts inside the planes; pixels padded
+    // (no narrow form: the stores would reach the padding, which must keep the sentinel).
+    let lens: &[u32] = if cfg!(miri) { &[21] } else { &[16, 37, 300] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for (c1, c2) in [(3u32, 4u32), (2, 4), (5, 3), (3, 2), (2, 2)] {
+            for &len in lens {
+                let plane = len + 5;
+                let input = [c1, c2, plane];
+                let strides = [c2 * plane + 13, plane, 1];
+                let sizes = [c1, c2, len];
+                let pixels = Some([c2, 1, c1 * c2]);
+                case(dt, &input, Some(&strides), &[0, 0, 3], &sizes, &[1; 3], &sizes, pixels.as_ref().map(|s| &s[..]));
+                case(dt, &input, Some(&strides), &[0, 0, 5], &sizes, &[1; 3], &sizes, Some(&[c2, 1, c1 * c2 + 1]));
+            }
+        }
+    }
+}

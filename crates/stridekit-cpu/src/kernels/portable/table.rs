@@ -33,6 +33,15 @@ pub(crate) struct TableCall {
     pub a_dst: isize,
 }
 
+/// Whether a pass of `n` elements of `e` bytes, fewer than a partner tile (16 bytes), still takes the x86 partner
+/// tiles: the partner rows are contiguous (`a_dst == n e`, so that a 16-byte store past a row's end lands on rows
+/// written after it) and at least 8 bytes long (at least half of each store useful; shorter rows are interleaves of
+/// 2-3 planes). The planner gives such a partner to a table only under this condition too.
+pub(crate) fn narrow_partner(n: usize, a_dst: isize, e: usize) -> bool {
+    let row = n * e;
+    (8..16).contains(&row) && usize::try_from(a_dst).ok() == Some(row)
+}
+
 /// One call reads, per row, bytes within the block's hull (from the shifted source pointer) and writes the
 /// block's elements contiguously. With a partner (whose rows are contiguous in the destination), each row reads
 /// the hull extended by `na - 1` elements, and the `rows * block` contiguous elements are written `na` times,
@@ -189,7 +198,7 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
         prefetch_pass(src, r + k, c, t, ctx);
         #[cfg(target_arch = "x86_64")]
-        if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, e) {
+        if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
             // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na.
             unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst) };

@@ -4,6 +4,7 @@
 //! registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
 use crate::kernels::Elem;
+use crate::kernels::portable::table::narrow_partner;
 use crate::table::{Chunks, RowShuffle};
 use std::arch::x86_64::*;
 
@@ -145,11 +146,12 @@ unsafe fn store<const W: usize>(p: *mut u8, v: __m128i) {
     }
 }
 
-/// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps: 1-, 2- or
-/// 4-byte elements, and at least a tile (16 bytes of elements) of both.
+/// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps `a_dst` bytes
+/// apart: 1-, 2- or 4-byte elements, at least a tile (16 bytes of elements) of partner steps, and at least a tile of
+/// elements, or fewer over contiguous partner rows ([`narrow_partner`]).
 #[inline]
-pub(crate) fn table_tiles_fit(n: usize, na: usize, e: usize) -> bool {
-    matches!(e, 1 | 2 | 4) && n >= 16 / e && na >= 16 / e
+pub(crate) fn table_tiles_fit(n: usize, na: usize, a_dst: isize, e: usize) -> bool {
+    matches!(e, 1 | 2 | 4) && na >= 16 / e && (n >= 16 / e || narrow_partner(n, a_dst, e))
 }
 
 /// The partner form of a table pass: `dst[a * a_dst + j] = src[offsets[j] + a]` (element units for `j` and `a`,
@@ -157,7 +159,7 @@ pub(crate) fn table_tiles_fit(n: usize, na: usize, e: usize) -> bool {
 /// offsets by `N` partner steps: one 16-byte load per offset (its `N` partner steps), an in-register transpose,
 /// one 16-byte store per partner step (its `N` contiguous destination elements). The last tile of each side
 /// overlaps its predecessor when the count is not a multiple of `N` (those elements are written twice, with the
-/// same values).
+/// same values). Fewer than `N` offsets over contiguous partner rows take the narrow tiles ([`tiles_narrow`]).
 ///
 /// # Safety
 /// AVX2 is available; [`table_tiles_fit`] holds; for every `j` and `a < na` the element at
@@ -188,6 +190,11 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
     a_dst: isize,
 ) {
     let n = offsets.len();
+    if n < N {
+        // SAFETY: the caller's contract; `table_tiles_fit` with n < N is `narrow_partner`.
+        unsafe { tiles_narrow::<N, E>(src, dst, offsets, na, a_dst) };
+        return;
+    }
     debug_assert!(N * E == 16 && n >= N && na >= N);
     // Offsets outermost: the N lines of a tile's offsets serve every partner step while they are in L1.
     let mut j0 = 0;
@@ -212,6 +219,58 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
             a0 += N;
         }
         j0 += N;
+    }
+}
+
+/// [`tiles_n`] with fewer offsets than a tile (`n < N`) over contiguous partner rows of `n * E` bytes
+/// (`a_dst`): the `n` loads of a tile fill the first rows of the transpose (the others are zero), and each partner
+/// step's 16-byte store writes its row and the start of the next ones, which the next stores (rising through the
+/// destination) overwrite. A store that would pass the end of the last row writes only its row. Twelve planes of
+/// bytes at irregular distances into 12-byte pixels: one load per plane and one store per pixel per 16 pixels,
+/// where the walk of the offsets moves one byte at a time.
+///
+/// # Safety
+/// As for [`table_tiles`], with `n < N` and [`narrow_partner`].
+#[target_feature(enable = "avx2")]
+unsafe fn tiles_narrow<const N: usize, const E: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    offsets: &[i32],
+    na: usize,
+    a_dst: isize,
+) {
+    let n = offsets.len();
+    let row = n * E;
+    debug_assert!(N * E == 16 && n < N && na >= N && narrow_partner(n, a_dst, E));
+    // The destination's end: every partner row lies below it (a_dst == row).
+    let end = na * row;
+    let mut a0 = 0;
+    while a0 < na {
+        let a = a0.min(na - N);
+        let mut rows = [_mm_setzero_si128(); N];
+        for (q, r) in rows.iter_mut().enumerate().take(n) {
+            // SAFETY: offset q < n, partner steps a .. a + N <= na: the N elements of offset q, inside the caller's
+            // source range.
+            *r = unsafe { _mm_loadu_si128(src.offset(offsets[q] as isize + (a * E) as isize).cast()) };
+        }
+        let cols = transpose::<N, E>(rows);
+        for (p, col) in cols.iter().enumerate() {
+            let at = (a + p) * row;
+            if at + 16 <= end {
+                // SAFETY: [at, at + 16) lies below `end`, in the caller's contiguous destination rows; its bytes past
+                // row a + p belong to later rows, written after it (rising p, then rising tiles; a tile that
+                // overlaps its predecessor rewrites its rows from the first).
+                unsafe { _mm_storeu_si128(dst.add(at).cast(), *col) };
+            } else {
+                let mut spill = [0u8; 16];
+                // SAFETY: 16 bytes into `spill`; then row a + p's `row` bytes at `at`, with at + row <= end.
+                unsafe {
+                    _mm_storeu_si128(spill.as_mut_ptr().cast(), *col);
+                    std::ptr::copy_nonoverlapping(spill.as_ptr(), dst.add(at), row);
+                }
+            }
+        }
+        a0 += N;
     }
 }
 
