@@ -41,8 +41,9 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
 /// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
-/// assembled in a 64 KiB scratch block and then streamed out, which saves the read-for-ownership of every
-/// destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`] streams column blocks instead.
+/// assembled in a 64 KiB scratch block (a page for a small transpose) and then streamed out, which saves the
+/// read-for-ownership of every destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`]
+/// streams column blocks instead.
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -81,14 +82,72 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
         return;
     }
+    let small = na * row_bytes <= SMALL_SCRATCH_BYTES && row_bytes * tile <= SMALL_SCRATCH_BYTES;
+    // Through a scratch block only with `nt` into contiguous rows that a tile of fits (into the small block only
+    // when a tile of them fits it too).
+    // SAFETY: the caller's contract, and that of the scratch forms just stated.
+    unsafe {
+        match (use_scratch, small) {
+            (true, true) => transpose_scratch::<T, { SMALL_SCRATCH_BYTES / 32 }>(src, dst, na, a_dst, nb, b_src),
+            (true, false) => transpose_scratch::<T, { SCRATCH_BYTES / 32 }>(src, dst, na, a_dst, nb, b_src),
+            (false, _) => transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None),
+        }
+    }
+}
+
+/// The scratch block of a streaming transpose whose whole destination is at most this long: one page. A stack
+/// frame beyond a page is probed page by page on every call (16 pages for [`SCRATCH_BYTES`]), which cost small
+/// transposes half their time (8 x 11 f16 tiles, one call per 176 bytes: 134 ns a call in cache).
+const SMALL_SCRATCH_BYTES: usize = 4 << 10;
+
+/// [`transpose_chunks`] through a scratch block of `W` 32-byte words on the stack, in a function of its own (never
+/// inlined), so that the transposes without one do not pay for its stack frame.
+///
+/// # Safety
+/// As for [`transpose_chunks`] with a scratch block of `32 W` bytes.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn transpose_scratch<T: Elem, const W: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+) {
+    // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
+    let mut scratch = std::mem::MaybeUninit::<[__m256i; W]>::uninit();
+    // SAFETY: the caller's contract; the block is 32 W bytes long.
+    unsafe { transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((scratch.as_mut_ptr().cast(), 32 * W))) };
+}
+
+/// The chunked tile walk of [`transpose_avx2`]; with `scratch` (a block and its length), each chunk is assembled
+/// there and then streamed.
+///
+/// # Safety
+/// As for [`transpose_avx2`]; `scratch`, when given, is that many writable bytes, and then `a_dst == nb e` with
+/// `nb e` times a tile at most that many.
+#[target_feature(enable = "avx2")]
+unsafe fn transpose_chunks<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+    scratch: Option<(*mut u8, usize)>,
+) {
+    let e = T::SIZE;
+    let tile = tile_size(e);
+    let row_bytes = nb * e;
+    let use_scratch = scratch.is_some();
+    let (scratch_ptr, scratch_bytes) = scratch.unwrap_or((std::ptr::null_mut(), 0));
+    debug_assert!(!use_scratch || (a_dst == row_bytes as isize && row_bytes * tile <= scratch_bytes));
     let chunk = if use_scratch {
-        (SCRATCH_BYTES / row_bytes / tile * tile).min(SCRATCH_SOURCE_BYTES / e)
+        (scratch_bytes / row_bytes / tile * tile).min(SCRATCH_SOURCE_BYTES / e)
     } else {
         CHUNK_BYTES / e
     };
-    // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
-    let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
-    let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
     let ei = e as isize;
     // Fewer rows than a tile into a contiguous destination (5 to 15 planes of bytes to pixels, say): see
     // [`Narrow`]. Its buffers exist only for such transposes, so that the others do not pay for zeroing them.
