@@ -11,8 +11,8 @@ use std::arch::x86_64::*;
 pub(crate) const COL_BLOCK: usize = 256;
 
 /// The transpose of [`transpose_avx2`] when the destination rows `a` are long (NHWC -> NCHW: few rows of a whole
-/// plane each, `a_dst` a multiple of 32) and there are few of them (`na * COL_BLOCK` fits the scratch block). Written row by
-/// row in 32-byte pieces, such a transpose keeps `na` partial lines in flight per row block and pays a
+/// plane each, `a_dst` a multiple of 32) and there are few of them (`na * COL_BLOCK` fits the scratch block).
+/// Written row by row in 32-byte pieces, such a transpose keeps `na` partial lines in flight per row block and pays a
 /// read-for-ownership for each; here a block of `COL_BLOCK` bytes of every row is assembled in scratch from the
 /// contiguous source rows, then streamed out as whole, aligned lines. Columns before the first 32-byte aligned
 /// destination column and after the last whole block take the plain tiled path.
@@ -30,7 +30,6 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
 ) {
     let e = T::SIZE;
     let ei = e as isize;
-    let tile = tile_size(e);
     let wb = COL_BLOCK / e;
     let head_bytes = head_to_align(dst, nb * e);
     // A destination that is not element-aligned cannot be brought to 32-byte alignment: no streaming blocks.
@@ -48,6 +47,35 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
         // SAFETY: columns body_end .. nb of the caller's range; column body_end exists.
         unsafe { transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false) };
     }
+    if blocks > 0 {
+        // SAFETY: the caller's contract; blocks of wb columns from `head`, which the alignment above makes 32-byte
+        // aligned in the destination, up to body_end <= nb.
+        unsafe { stream_blocks::<T>(src, dst, na, a_dst, b_src, head, blocks) };
+    }
+}
+
+/// The column blocks of [`transpose_stream_cols`]: `blocks` blocks of `COL_BLOCK` bytes of every row from column
+/// `head`. A function of its own (never inlined) because of its 64 KiB scratch block: a stack frame that large is
+/// probed page by page on every call, which the calls with no whole block (short rows) should not pay.
+///
+/// # Safety
+/// As for [`transpose_stream_cols`]; column `head` is 32-byte aligned in every destination row and
+/// `head + blocks * COL_BLOCK / e <= nb`.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn stream_blocks<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    b_src: isize,
+    head: usize,
+    blocks: usize,
+) {
+    let e = T::SIZE;
+    let ei = e as isize;
+    let tile = tile_size(e);
+    let wb = COL_BLOCK / e;
     // Left uninitialised: every block writes rows 0 .. na of COL_BLOCK bytes before they are streamed out.
     let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
     let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
