@@ -422,9 +422,11 @@ fn interleaves_irregular_planes_through_narrow_table_partners() {
     // its partner (the narrow partner tiles: 16-byte stores overlapping the next pixels, the last ones written
     // short). Pixel counts that are not a multiple of a tile; a window that starts inside the planes; pixels padded
     // (no narrow form: the stores would reach the padding, which must keep the sentinel).
+    // Under Miri (bytes and f32 there) one length, and the two grids of bytes of 12 and 15 channels.
     let lens: &[u32] = if cfg!(miri) { &[21] } else { &[16, 37, 300] };
+    let grids: &[(u32, u32)] = if cfg!(miri) { &[(3, 4), (5, 3)] } else { &[(3, 4), (2, 4), (5, 3), (3, 2), (2, 2)] };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
-        for (c1, c2) in [(3u32, 4u32), (2, 4), (5, 3), (3, 2), (2, 2)] {
+        for &(c1, c2) in grids {
             for &len in lens {
                 let plane = len + 5;
                 let input = [c1, c2, plane];
@@ -434,6 +436,26 @@ fn interleaves_irregular_planes_through_narrow_table_partners() {
                 case(dt, &input, Some(&strides), &[0, 0, 3], &sizes, &[1; 3], &sizes, pixels.as_ref().map(|s| &s[..]));
                 case(dt, &input, Some(&strides), &[0, 0, 5], &sizes, &[1; 3], &sizes, Some(&[c2, 1, c1 * c2 + 1]));
             }
+        }
+    }
+}
+
+#[test]
+fn fills_of_every_length() {
+    // One fill of 1-40 elements (the short stores of every length class), and one fill per padded row of 65-200
+    // bytes (a vector body, its head when streaming and its tail of every length; the padding keeps the sentinel).
+    let (short, long): (Vec<u32>, Vec<u32>) = if cfg!(miri) {
+        (vec![1, 3, 4, 7, 8, 15, 16, 17, 31], vec![72, 104, 136])
+    } else {
+        ((1..=40).collect(), (65..=200).collect())
+    };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
+        let e = dt.size_in_bytes().unwrap();
+        for &n in &short {
+            case(dt, &[n], Some(&[0]), &[0], &[n], &[1], &[n], None);
+        }
+        for n in long.iter().filter(|&&b| b % e == 0).map(|&b| b / e) {
+            case(dt, &[3, n], Some(&[1, 0]), &[0, 0], &[3, n], &[1, 1], &[3, n], Some(&[n + 3, 1]));
         }
     }
 }

@@ -4,7 +4,7 @@
 use super::footprint::{Bounds, Checked};
 use super::portable::{copy, fill, gather, reverse, rows, scatter, table, transpose};
 use super::split::{Split, for_each_part};
-use super::{Ctx, Simd, by_size};
+use super::{Ctx, Elem, Simd, by_size};
 use crate::planner::{Dim, Inner, Program};
 use crate::table::Table;
 use crate::{ExecError, ExecOptions};
@@ -165,9 +165,8 @@ pub(super) unsafe fn run_tiles(p: &Program, tile: usize, a: usize, b: usize, src
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *const u8, dst: *mut u8, ctx: Ctx) {
     let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
-        prefetch_next_call(src, dst, ctx);
-        // SAFETY: the caller's contract covers the inner kernel.
-        unsafe { run_inner(inner, p.table.as_deref(), src, dst, ctx) };
+        // SAFETY: the caller's contract covers the inner kernel (one step).
+        unsafe { run_steps(inner, p.table.as_deref(), 1, 0, 0, src, dst, ctx) };
         return;
     };
     if broadcast {
@@ -181,15 +180,10 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *con
         // on, inside the range.
         unsafe { replicate(dst.offset(p.replicated_low(level)), p.replicated_block(level), d as usize, n, ctx) };
     } else if level + 1 == p.outer.len() {
-        // The innermost loop calls the kernel itself: one call less per kernel call (small calls under many steps
-        // are where the loops cost as much as the bytes).
-        let table = p.table.as_deref();
-        for i in 0..n as isize {
-            let (src, dst) = (src.wrapping_offset(i * s), dst.wrapping_offset(i * d));
-            prefetch_next_call(src, dst, ctx);
-            // SAFETY: step i of this loop, within the caller's contract (the offsets stay inside it).
-            unsafe { run_inner(inner, table, src, dst, ctx) };
-        }
+        // The innermost loop calls the kernel itself, chosen once for the loop: small calls under many steps are
+        // where the loops cost as much as the bytes.
+        // SAFETY: steps 0 .. n of this loop, within the caller's contract (the offsets stay inside it).
+        unsafe { run_steps(inner, p.table.as_deref(), n, s, d, src, dst, ctx) };
     } else {
         for i in 0..n as isize {
             // SAFETY: step i of this loop, within the caller's contract.
@@ -355,24 +349,74 @@ pub(super) unsafe fn copy_block(from: *const u8, to: *mut u8, len: usize, ctx: C
 /// The bytes `inner` reaches from `src` (reads) and `dst` (writes), as its footprint counts them, are valid and
 /// do not overlap; `table` is the table the planner built with `inner`'s numbers.
 pub(super) unsafe fn run_inner(inner: Inner, table: Option<&Table>, src: *const u8, dst: *mut u8, ctx: Ctx) {
-    ctx.bounds.debug_check(inner, ctx.esize, src, dst);
-    // SAFETY: for every arm, the forwarded contract; each kernel touches exactly the bytes its footprint counts.
-    unsafe {
-        match inner {
-            Inner::Copy { bytes } => copy::copy_bytes(src, dst, bytes, ctx),
-            Inner::Reverse { n } => by_size!(ctx.esize, reverse::reverse, src, dst, n, ctx),
-            Inner::Fill { n } => by_size!(ctx.esize, fill::fill, src, dst, n, ctx),
-            Inner::Gather { n, src: s } => by_size!(ctx.esize, gather::gather, src, dst, n, s, ctx),
-            Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
-                by_size!(ctx.esize, transpose::transpose, src, dst, na, a_src, a_dst, nb, b_src, ctx)
+    // SAFETY: the caller's contract, for the one step; nothing to prefetch after it.
+    unsafe { run_steps(inner, table, 1, 0, 0, src, dst, Ctx { next: None, ..ctx }) };
+}
+
+/// Runs the inner kernel `steps` times, step `i` at `src + i s` / `dst + i d`, each after [`prefetch_next_call`]:
+/// the kernel (and its element size) is chosen once for all the steps, so that a loop of small calls pays per call
+/// only for the kernel itself (the choice per call had cost as much as a fill of 70 u16 did).
+///
+/// # Safety
+/// For every step, the bytes `inner` reaches from its pointers, as its footprint counts them, are valid and do not
+/// overlap; `table` is the table the planner built with `inner`'s numbers.
+#[allow(clippy::too_many_arguments)] // the loop's numbers and the kernel's, as the callers have them
+pub(super) unsafe fn run_steps(
+    inner: Inner,
+    table: Option<&Table>,
+    steps: usize,
+    s: isize,
+    d: isize,
+    src: *const u8,
+    dst: *mut u8,
+    ctx: Ctx,
+) {
+    // SAFETY: forwarded.
+    unsafe { by_size!(ctx.esize, steps_of, inner, table, steps, s, d, src, dst, ctx) }
+}
+
+/// [`run_steps`] on elements of `T`.
+///
+/// # Safety
+/// As for [`run_steps`], with `size_of T == ctx.esize`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn steps_of<T: Elem>(
+    inner: Inner,
+    table: Option<&Table>,
+    steps: usize,
+    s: isize,
+    d: isize,
+    src: *const u8,
+    dst: *mut u8,
+    ctx: Ctx,
+) {
+    // One loop per kernel, `$call` on each step's pointers.
+    macro_rules! each {
+        (|$a:ident, $b:ident| $call:expr) => {
+            for i in 0..steps as isize {
+                let ($a, $b) = (src.wrapping_offset(i * s), dst.wrapping_offset(i * d));
+                prefetch_next_call($a, $b, ctx);
+                ctx.bounds.debug_check(inner, ctx.esize, $a, $b);
+                // SAFETY: step i, within the caller's contract; each kernel touches exactly the bytes its
+                // footprint counts.
+                unsafe { $call };
             }
-            Inner::Rows { rows: r, bytes, src: s, dst: d } => rows::rows(src, dst, r, bytes, s, d, ctx),
-            Inner::Scatter { n, src: s, dst: d } => by_size!(ctx.esize, scatter::scatter, src, dst, n, s, d),
-            // `check` refuses a table call without its table, so a `Checked` program always has one here.
-            Inner::Table(call) => {
-                if let Some(t) = table {
-                    by_size!(ctx.esize, table::table, src, dst, call, t, ctx)
-                }
+        };
+    }
+    match inner {
+        Inner::Copy { bytes } => each!(|a, b| copy::copy_bytes(a, b, bytes, ctx)),
+        Inner::Reverse { n } => each!(|a, b| reverse::reverse::<T>(a, b, n, ctx)),
+        Inner::Fill { n } => each!(|a, b| fill::fill::<T>(a, b, n, ctx)),
+        Inner::Gather { n, src: gs } => each!(|a, b| gather::gather::<T>(a, b, n, gs, ctx)),
+        Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
+            each!(|a, b| transpose::transpose::<T>(a, b, na, a_src, a_dst, nb, b_src, ctx))
+        }
+        Inner::Rows { rows: r, bytes, src: rs, dst: rd } => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx)),
+        Inner::Scatter { n, src: ss, dst: sd } => each!(|a, b| scatter::scatter::<T>(a, b, n, ss, sd)),
+        // `check` refuses a table call without its table, so a `Checked` program always has one here.
+        Inner::Table(call) => {
+            if let Some(t) = table {
+                each!(|a, b| table::table::<T>(a, b, call, t, ctx))
             }
         }
     }
