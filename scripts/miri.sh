@@ -24,8 +24,8 @@ export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-target}/miri"
 # Miri pays for every instruction: keep proptest small even where a test does not read cfg(miri).
 export PROPTEST_CASES="${PROPTEST_CASES:-3}"
 # The AVX2 tests of lane 1 (tests/kernels.rs cases; "interleaves_" also takes "deinterleaves_"): with the portable
-# pass, about half of the work. Miri's --report-time (emulated seconds) at e37f675: the portable pass about 200
-# (without the replicate tests), the AVX2 pass about 1650, of which these about 750.
+# pass, about half of the work. Miri's test times (emulated seconds) at fa97267: the portable pass about 200
+# (without the replicate tests), the AVX2 pass about 1700, of which these about 770 (lanes of 975 and 925).
 AVX2_LANE1=(interleaves_ gathers_stride_ narrow_transposes_ gather_tiles_ small_runs_ short_rows_under_strided
   short_row_shuffles_)
 # Tests the portable pass skips: the replicate tests exercise the outer loops' replication, not a kernel, and the
