@@ -82,9 +82,9 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
         return;
     }
-    let small = na * row_bytes <= SMALL_SCRATCH_BYTES && row_bytes * tile <= SMALL_SCRATCH_BYTES;
-    // Through a scratch block only with `nt` into contiguous rows that a tile of fits (into the small block only
-    // when a tile of them fits it too).
+    // Through a scratch block only with `nt` into contiguous rows that a tile of fits; into the small block when
+    // all the rows, and a tile of them, fit it.
+    let small = na.max(tile) * row_bytes <= SMALL_SCRATCH_BYTES;
     // SAFETY: the caller's contract, and that of the scratch forms just stated.
     unsafe {
         match (use_scratch, small) {
