@@ -33,15 +33,22 @@ pub struct ExecOptions {
 /// 4-16 MiB still gain from the split (0.43 split, 0.39 not; 2026-11-25, four alternating rounds). The previous
 /// default, 1 MiB, was an estimate.
 pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 4 << 20;
-/// [`ExecOptions::non_temporal_min_bytes`] when the last-level cache size cannot be detected
-/// ([`ExecOptions::last_level_cache_bytes`]): 8 MiB, a quarter of the development machine's 32 MiB L3.
+/// The most [`ExecOptions::non_temporal_min_bytes`] defaults to, and its value when the last-level cache size
+/// cannot be detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of
+/// room: on a server it is shared by every core of the socket, and on a virtual machine by other tenants. The second
+/// development machine (2 vCPUs of an Intel Xeon, 2 MiB of L2 per core, a 260 MiB L3 as detected) ran the 84 cases of
+/// `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M` that move 8-65 MiB at a geometric mean of 0.46 of
+/// the roofline with the quarter-of-L3 rule alone (65 MiB) and 0.49 with 8 MiB (six alternating rounds,
+/// `--nt-min-bytes`; plain copies of 25 MiB 0.52 -> 0.82), while the cases' cache-class subset did not move
+/// (0.37 / 0.36); 16 MiB and 32 MiB read 0.47 and 0.45 (2026-11-26).
 pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 8 << 20;
 
-/// The share of the last-level cache a copy may move before its stores stream: a quarter. The last-level cache is
-/// shared (by the cores, and on a virtual machine by other tenants), and the copy's source and destination lines
-/// compete for it: on the development machine (32 MiB L3, 2 vCPUs of a shared EPYC) plain f32 copies of 4-12 MiB
-/// output (8-24 MiB moved) ran 1.2-2.5x faster with streaming stores, and at most 3 MiB of output about as fast
-/// either way (`stridekit bench --dtype f32 --input-sizes N --nt-min-bytes 0` against a huge value, 2026-11-23).
+/// The share of the last-level cache a copy may move before its stores stream: a quarter (at most
+/// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]). The last-level cache is shared (by the cores, and on a virtual machine by
+/// other tenants), and the copy's source and destination lines compete for it: on the first development machine
+/// (32 MiB L3, 2 vCPUs of a shared EPYC) plain f32 copies of 4-12 MiB output (8-24 MiB moved) ran 1.2-2.5x faster
+/// with streaming stores, and at most 3 MiB of output about as fast either way (`stridekit bench --dtype f32
+/// --input-sizes N --nt-min-bytes 0` against a huge value, 2026-11-23).
 const CACHE_SHARE_DIVISOR: usize = 4;
 /// The default of [`ExecOptions::transpose_min_stride`].
 pub const DEFAULT_TRANSPOSE_MIN_STRIDE: u64 = 16;
@@ -59,7 +66,7 @@ impl Default for ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
             non_temporal_min_bytes: Self::last_level_cache_bytes()
-                .map_or(DEFAULT_NON_TEMPORAL_MIN_BYTES, |bytes| bytes / CACHE_SHARE_DIVISOR),
+                .map_or(DEFAULT_NON_TEMPORAL_MIN_BYTES, non_temporal_min_bytes_for),
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
             reuse_tile_bytes: DEFAULT_REUSE_TILE_BYTES,
@@ -82,8 +89,8 @@ impl ExecOptions {
     /// The size of the largest cache of CPU 0 (the last level, usually shared by all cores), as Linux reports it in
     /// `/sys/devices/system/cpu/cpu0/cache/index*/size`; read once per process. `None` elsewhere (and under Miri):
     /// the default of [`non_temporal_min_bytes`](Self::non_temporal_min_bytes) is then
-    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least a quarter of it does not stay in the cache (it is
-    /// shared), so its stores stream.
+    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least a quarter of it (at most 8 MiB) does not stay in
+    /// the cache (it is shared), so its stores stream.
     pub fn last_level_cache_bytes() -> Option<usize> {
         static DETECTED: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {
@@ -111,6 +118,12 @@ impl ExecOptions {
     }
 }
 
+/// The default [`ExecOptions::non_temporal_min_bytes`] for a last-level cache of `llc_bytes`: a quarter of it, at
+/// most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`].
+fn non_temporal_min_bytes_for(llc_bytes: usize) -> usize {
+    (llc_bytes / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES)
+}
+
 /// Parses a sysfs cache size (`"32768K"`, `"512K"`, `"1M"`, bytes without a suffix).
 fn parse_cache_size(text: &str) -> Option<usize> {
     let text = text.trim();
@@ -126,6 +139,13 @@ fn parse_cache_size(text: &str) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn streams_from_a_quarter_of_a_small_cache_and_8_mib_of_a_large_one() {
+        assert_eq!(non_temporal_min_bytes_for(16 << 20), 4 << 20);
+        assert_eq!(non_temporal_min_bytes_for(32 << 20), 8 << 20);
+        assert_eq!(non_temporal_min_bytes_for(260 << 20), 8 << 20);
+    }
 
     #[test]
     fn parses_sysfs_cache_sizes() {
