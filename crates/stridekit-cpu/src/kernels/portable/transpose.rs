@@ -122,7 +122,8 @@ unsafe fn gather_tiles<T: Elem>(
     // Source rows a line or more apart are a stream each, and the hardware prefetcher tracks only so many (Intel's
     // L2 streamer 32): beyond that, each row's next line is requested a line's worth of `a` ahead (see
     // [`prefetch_rows`]).
-    let per_line = (64 / a_src.unsigned_abs()).max(1);
+    // (The planner's partners read 1-63 bytes apart; the bounds keep any other caller's numbers from dividing by 0.)
+    let per_line = (64 / a_src.unsigned_abs().max(1)).max(1);
     let ahead = ctx.simd == Simd::Avx2 && b_src.unsigned_abs() > 64 && block.min(nb) > PREFETCH_STREAMS;
     let mut b0 = 0;
     while b0 < nb {
