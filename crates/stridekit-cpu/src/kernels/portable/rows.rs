@@ -167,6 +167,7 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool>(
         #[cfg(target_arch = "x86_64")]
         if AHEAD {
             // The first and last line of the run; a run of 65-128 bytes may touch a third line between them.
+            // Fixed points rather than `prefetch_bytes`' loop over the lines: this is the per-run loop.
             let next = src.wrapping_offset((r + PREFETCH_AHEAD) * s);
             let (three, two) = ([0, 64, bytes as i32 - 1], [0, bytes as i32 - 1]);
             x86::prefetch_lines(next, if W == 64 { &three } else { &two });

@@ -131,7 +131,7 @@ unsafe fn gather_tiles<T: Elem>(
         for a in 0..na as isize {
             if ahead && (a as usize).is_multiple_of(per_line) {
                 let next = src.wrapping_offset((a + per_line as isize) * a_src + b0 as isize * b_src);
-                prefetch_rows(next, len, b_src, ctx);
+                prefetch_rows(next, len, b_src);
             }
             // SAFETY: elements (a, b0 .. b0 + len) of the caller's ranges: `len` source elements `b_src` apart from
             // element (a, b0), `len` contiguous destination elements from element (a, b0); |b_src| >= e.
@@ -153,14 +153,13 @@ const PREFETCH_STREAMS: usize = 32;
 /// Requests the line of each of `len` source elements `b_src` apart from `at`: the lines the gather tiles read a
 /// line's worth of `a` later. Row gathers of 2-byte elements three apart, 1142 bytes between rows, bottom-up
 /// (sweep1_052 of `--sweep 200 --seed 1`) waited on a miss per row at each new line: a gather of 256 rows after
-/// every ten `a`. A hint: it never faults, and past the last `a` it names lines that are not read.
+/// every ten `a`. A hint: it never faults, and past the last `a` it names lines that are not read. The caller
+/// decides whether to ask (AVX2 tiles over more than [`PREFETCH_STREAMS`] rows).
 #[inline]
-fn prefetch_rows(at: *const u8, len: usize, b_src: isize, ctx: Ctx) {
+fn prefetch_rows(at: *const u8, len: usize, b_src: isize) {
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 {
-        for k in 0..len as isize {
-            x86::prefetch_lines(at.wrapping_offset(k * b_src), &[0]);
-        }
+    for k in 0..len as isize {
+        x86::prefetch_lines(at.wrapping_offset(k * b_src), &[0]);
     }
-    let _ = (at, len, b_src, ctx);
+    let _ = (at, len, b_src);
 }
