@@ -21,7 +21,7 @@ const SCRATCH_SOURCE_BYTES: usize = 1 << 10;
 const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
 
 /// Tiles of rows ahead that a block of rows prefetches when the whole next chunk is too large to.
-const PREFETCH_TILES: usize = 2;
+pub(crate) const PREFETCH_TILES: usize = 2;
 
 /// Bytes of the (L1/L2-resident) scratch block a streaming transpose assembles before streaming it out. 64 KiB
 /// measured faster than 16 KiB on the development machine (NCHW -> NHWC f32: 18-19 GB/s against 16).
