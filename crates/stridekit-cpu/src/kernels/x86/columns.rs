@@ -89,7 +89,7 @@ unsafe fn stream_blocks<T: Elem>(
         // it in scratch with the same values: the scalar edge cost more than the tiles (u8 rows of 120 elements:
         // 8 of every 120 elements, a third of the time).
         let full_a = na / tile * tile;
-        let last_a = if na % tile != 0 && na >= tile { Some((na - tile) as isize) } else { None };
+        let last_a = if !na.is_multiple_of(tile) && na >= tile { Some((na - tile) as isize) } else { None };
         for bb in (0..wb as isize).step_by(tile) {
             // The rows `PREFETCH_TILES` tiles ahead (into the next block at the end of this one): rows a line or
             // more apart are not a stream the hardware prefetcher follows (u8 rows of 120 elements 1720 bytes
