@@ -2,9 +2,10 @@
 //! scratch, then streamed out as whole aligned lines.
 
 use super::prefetch::prefetch_bytes;
+use super::scratch::with_scratch;
 use super::store::{head_to_align, stream32};
 use super::tiles::{tile_for, tile_size};
-use super::transpose::{PREFETCH_TILES, SCRATCH_BYTES, transpose_avx2};
+use super::transpose::{PREFETCH_TILES, transpose_avx2};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -56,14 +57,12 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
 }
 
 /// The column blocks of [`transpose_stream_cols`]: `blocks` blocks of `COL_BLOCK` bytes of every row from column
-/// `head`. A function of its own (never inlined) because of its 64 KiB scratch block: a stack frame that large is
-/// probed page by page on every call, which the calls with no whole block (short rows) should not pay.
+/// `head`, assembled in the thread's scratch block ([`with_scratch`]).
 ///
 /// # Safety
 /// As for [`transpose_stream_cols`]; column `head` is 32-byte aligned in every destination row and
 /// `head + blocks * COL_BLOCK / e <= nb`.
 #[target_feature(enable = "avx2")]
-#[inline(never)]
 unsafe fn stream_blocks<T: Elem>(
     src: *const u8,
     dst: *mut u8,
@@ -73,13 +72,31 @@ unsafe fn stream_blocks<T: Elem>(
     head: usize,
     blocks: usize,
 ) {
+    // SAFETY: the caller's contract; the block is SCRATCH_BYTES >= na * COL_BLOCK bytes.
+    with_scratch(|block| unsafe { stream_blocks_in::<T>(src, dst, na, a_dst, b_src, head, blocks, block) })
+}
+
+/// [`stream_blocks`] in the scratch block `scratch_ptr`: every block writes its rows 0 .. na of COL_BLOCK bytes
+/// there before they are streamed out.
+///
+/// # Safety
+/// As for [`stream_blocks`]; `scratch_ptr` is `na * COL_BLOCK` writable bytes.
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)] // stream_blocks' own, and the block
+unsafe fn stream_blocks_in<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    b_src: isize,
+    head: usize,
+    blocks: usize,
+    scratch_ptr: *mut u8,
+) {
     let e = T::SIZE;
     let ei = e as isize;
     let tile = tile_size(e);
     let wb = COL_BLOCK / e;
-    // Left uninitialised: every block writes rows 0 .. na of COL_BLOCK bytes before they are streamed out.
-    let mut scratch = std::mem::MaybeUninit::<[__m256i; SCRATCH_BYTES / 32]>::uninit();
-    let scratch_ptr = scratch.as_mut_ptr().cast::<u8>();
     let cb = COL_BLOCK as isize;
     for blk in 0..blocks {
         let b0 = (head + blk * wb) as isize;

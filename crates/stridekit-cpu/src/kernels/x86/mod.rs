@@ -14,6 +14,7 @@ mod narrow;
 mod prefetch;
 mod reverse;
 mod rows;
+mod scratch;
 mod store;
 mod table;
 mod tiles;

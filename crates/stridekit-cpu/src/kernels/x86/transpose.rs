@@ -5,6 +5,7 @@ use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
 use super::prefetch::prefetch_bytes;
+use super::scratch::{SCRATCH_BYTES, with_scratch};
 use super::tiles::{tile_for, tile_size};
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
@@ -14,18 +15,15 @@ pub(crate) const CHUNK_BYTES: usize = 256;
 
 /// Source bytes of each row `b` a chunk reads at most when a scratch block is used: each of the many rows (64 channels
 /// of NCHW) is read sequentially for that long before the walk jumps to the next row. A cap of 256 elements read only
-/// 256 bytes per row of 1-byte elements (512 of 2-byte ones) where 4-byte ones read 1 KiB.
-const SCRATCH_SOURCE_BYTES: usize = 1 << 10;
+/// 256 bytes per row of 1-byte elements (512 of 2-byte ones) where 4-byte ones read 1 KiB; 2 KiB rather than 1 came
+/// with the larger block (see [`SCRATCH_BYTES`]).
+const SCRATCH_SOURCE_BYTES: usize = 2 << 10;
 
 /// The most bytes (rows x chunk) the next chunk's prefetch may request at once.
 const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
 
 /// Tiles of rows ahead that a block of rows prefetches when the whole next chunk is too large to.
 pub(crate) const PREFETCH_TILES: usize = 2;
-
-/// Bytes of the (L1/L2-resident) scratch block a streaming transpose assembles before streaming it out. 64 KiB
-/// measured faster than 16 KiB on the development machine (NCHW -> NHWC f32: 18-19 GB/s against 16).
-pub(crate) const SCRATCH_BYTES: usize = 64 << 10;
 
 /// Whether [`transpose_avx2`] suits a transpose of `na` destination rows of `nb` elements of `e` bytes (`a_dst`
 /// bytes apart): at least a tile of rows, or pixels of at most a tile of elements into a contiguous destination
@@ -41,7 +39,7 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
 /// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
-/// assembled in a 64 KiB scratch block (a page for a small transpose) and then streamed out, which saves the
+/// assembled in the thread's scratch block ([`with_scratch`]) and then streamed out, which saves the
 /// read-for-ownership of every destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`]
 /// streams column blocks instead.
 ///
@@ -82,43 +80,16 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
         return;
     }
-    // Through a scratch block only with `nt` into contiguous rows that a tile of fits; into the small block when
-    // all the rows, and a tile of them, fit it.
-    let small = na.max(tile) * row_bytes <= SMALL_SCRATCH_BYTES;
-    // SAFETY: the caller's contract, and that of the scratch forms just stated.
+    // Through the thread's scratch block only with `nt` into contiguous rows that a tile of fits.
+    // SAFETY: the caller's contract, and that of the scratch form just stated (the block is SCRATCH_BYTES long).
     unsafe {
-        match (use_scratch, small) {
-            (true, true) => transpose_scratch::<T, { SMALL_SCRATCH_BYTES / 32 }>(src, dst, na, a_dst, nb, b_src),
-            (true, false) => transpose_scratch::<T, { SCRATCH_BYTES / 32 }>(src, dst, na, a_dst, nb, b_src),
-            (false, _) => transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None),
+        match use_scratch {
+            true => with_scratch(|block| {
+                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((block, SCRATCH_BYTES)))
+            }),
+            false => transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None),
         }
     }
-}
-
-/// The scratch block of a streaming transpose whose whole destination is at most this long: one page. A stack
-/// frame beyond a page is probed page by page on every call (16 pages for [`SCRATCH_BYTES`]), which cost small
-/// transposes half their time (8 x 11 f16 tiles, one call per 176 bytes: 134 ns a call in cache).
-const SMALL_SCRATCH_BYTES: usize = 4 << 10;
-
-/// [`transpose_chunks`] through a scratch block of `W` 32-byte words on the stack, in a function of its own (never
-/// inlined), so that the transposes without one do not pay for its stack frame.
-///
-/// # Safety
-/// As for [`transpose_chunks`] with a scratch block of `32 W` bytes.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn transpose_scratch<T: Elem, const W: usize>(
-    src: *const u8,
-    dst: *mut u8,
-    na: usize,
-    a_dst: isize,
-    nb: usize,
-    b_src: isize,
-) {
-    // Left uninitialised: a chunk's tiles write every byte of its rows before the streaming copy reads them.
-    let mut scratch = std::mem::MaybeUninit::<[__m256i; W]>::uninit();
-    // SAFETY: the caller's contract; the block is 32 W bytes long.
-    unsafe { transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((scratch.as_mut_ptr().cast(), 32 * W))) };
 }
 
 /// The chunked tile walk of [`transpose_avx2`]; with `scratch` (a block and its length), each chunk is assembled
