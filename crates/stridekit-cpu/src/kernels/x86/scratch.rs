@@ -7,9 +7,9 @@
 use std::cell::RefCell;
 
 /// Bytes of the scratch block. With 64 KiB an NCHW -> NHWC transpose of 64 channels read 1 KiB of each channel
-/// row per chunk (256 f32 elements); with 128 KiB, 2 KiB, which ran 1.15x faster (`bench/transposes.json`, the four
-/// `nchw2nhwc` cases, four alternating rounds, AMD EPYC with 32 MiB L3, 2026-11-26; 256 KiB and 4 KiB per row gained
-/// no more).
+/// row per chunk (256 f32 elements); with 128 KiB, 2 KiB, which ran 1.06-1.20x faster (the four `nchw2nhwc` cases of
+/// `bench/transposes.json`, four alternating rounds, AMD EPYC with 32 MiB L3, 2026-11-26); 256 KiB with 4 KiB per
+/// row was within noise of 128 KiB.
 pub(crate) const SCRATCH_BYTES: usize = 128 << 10;
 
 /// A cache line of the block (the alignment the streaming loads and stores like).
