@@ -156,3 +156,37 @@ unsafe fn stream_blocks_in<T: Elem>(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NHWC -> NCHW of `na` channels of u32 through the column blocks, against the element-by-element definition:
+    /// fewer channels than a tile (the scalar rows), a tile and a partial one (the overlapping last tile).
+    #[test]
+    fn column_blocks_of_every_channel_count_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let nb: usize = 200; // pixels: a head before the first aligned column, three whole blocks of 64, a tail
+        for na in [3, 5, 8, 13] {
+            let a_dst = (nb * 4).next_multiple_of(32) + 32; // padded destination rows, a multiple of 32 bytes
+            let src: Vec<u32> = (0..(na * nb) as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+            let mut dst = vec![0u32; na * a_dst / 4 + 8];
+            // Start the destination off 32-byte alignment so that the head is not empty.
+            let shift = usize::from((dst.as_ptr() as usize).is_multiple_of(32));
+            let base = dst[shift..].as_mut_ptr().cast::<u8>();
+            // SAFETY: AVX2 detected; source element (a, b) at a + b * na (b_src = na elements) inside `src`;
+            // destination element (a, b) at a * a_dst + 4 b, inside `dst` from `shift` (na rows of a_dst bytes);
+            // a_dst > 0, a multiple of 32, and na * COL_BLOCK <= SCRATCH_BYTES.
+            unsafe {
+                transpose_stream_cols::<u32>(src.as_ptr().cast(), base, na, a_dst as isize, nb, (na * 4) as isize)
+            };
+            for a in 0..na {
+                for b in 0..nb {
+                    assert_eq!(dst[shift + a * a_dst / 4 + b], src[a + b * na], "na {na}, element ({a}, {b})");
+                }
+            }
+        }
+    }
+}
