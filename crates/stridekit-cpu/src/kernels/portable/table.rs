@@ -190,6 +190,13 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
 /// As for [`table`], with `c.na > 1` and contiguous destination rows (`c.rows == 1` or `c.row_dst == block` bytes).
 unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &Table, ctx: Ctx) {
     let e = T::SIZE;
+    // A pass whose source spreads wider than L1 is read line by line from further out: the partner tiles request
+    // the offsets of the tiles ahead ([`x86::table_tiles`]).
+    let spread = {
+        let (lo, hi) = pass_interval(c.per, c.row_src, c.hull);
+        (hi - lo).unsigned_abs() > SPREAD_BYTES
+    };
+    let _ = spread; // read by the x86 tiles only
     let mut r = 0;
     while r < c.rows {
         let k = c.per.min(c.rows - r);
@@ -201,7 +208,7 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
             // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na.
-            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst) };
+            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst, spread) };
             r += k;
             continue;
         }
@@ -219,6 +226,9 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
         r += k;
     }
 }
+
+/// The source span of a pass beyond which the partner tiles request their offsets ahead (an L1 data cache).
+const SPREAD_BYTES: usize = 32 << 10;
 
 /// Prefetches the source lines of the pass starting at row `r` (nothing when there is none, or the table has no
 /// prefetch lines): a hint, issued one pass ahead so that the misses of a pass overlap the work of the previous one.
