@@ -210,8 +210,10 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
     while j0 < n {
         let j = j0.min(n - N);
         if ahead {
+            // The start of each offset's partner run: the hardware follows the rest (a contiguous run), and a long
+            // partner's whole runs would not fit L1.
             for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
-                prefetch_bytes(src.wrapping_offset(o as isize), na * E);
+                prefetch_bytes(src.wrapping_offset(o as isize), (na * E).min(AHEAD_RUN_BYTES));
             }
         }
         let mut a0 = 0;
@@ -241,6 +243,9 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
 /// planes (sweep1_124 of `--sweep 200 --seed 1`, passes of 256 rows) waited on a miss per row: 0.10 -> 0.17 of the
 /// roofline (ten alternating rounds); a pass within 2.4 KB (sweep1_122) lost 9% to the requests, hence `ahead`.
 const TILES_AHEAD: usize = 2;
+
+/// The most bytes of each offset's partner run that [`tiles_n`] requests ahead (four lines).
+const AHEAD_RUN_BYTES: usize = 256;
 
 /// [`tiles_n`] with fewer offsets than a tile (`n < N`) over contiguous partner rows of `n * E` bytes
 /// (`a_dst`): the `n` loads of a tile fill the first rows of the transpose (the others are zero), and each partner
