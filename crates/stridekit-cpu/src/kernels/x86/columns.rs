@@ -51,39 +51,21 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
     }
     if blocks > 0 {
         // SAFETY: the caller's contract; blocks of wb columns from `head`, which the alignment above makes 32-byte
-        // aligned in the destination, up to body_end <= nb.
-        unsafe { stream_blocks::<T>(src, dst, na, a_dst, b_src, head, blocks) };
+        // aligned in the destination, up to body_end <= nb; the thread's block is SCRATCH_BYTES >= na * COL_BLOCK
+        // bytes.
+        with_scratch(|block| unsafe { stream_blocks::<T>(src, dst, na, a_dst, b_src, head, blocks, block) });
     }
 }
 
 /// The column blocks of [`transpose_stream_cols`]: `blocks` blocks of `COL_BLOCK` bytes of every row from column
-/// `head`, assembled in the thread's scratch block ([`with_scratch`]).
+/// `head`, each assembled in the scratch block `scratch_ptr` (rows 0 .. na of COL_BLOCK bytes) and then streamed out.
 ///
 /// # Safety
-/// As for [`transpose_stream_cols`]; column `head` is 32-byte aligned in every destination row and
-/// `head + blocks * COL_BLOCK / e <= nb`.
+/// As for [`transpose_stream_cols`]; column `head` is 32-byte aligned in every destination row,
+/// `head + blocks * COL_BLOCK / e <= nb`, and `scratch_ptr` is `na * COL_BLOCK` writable bytes.
 #[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)] // the transpose's numbers, the column range and the block
 unsafe fn stream_blocks<T: Elem>(
-    src: *const u8,
-    dst: *mut u8,
-    na: usize,
-    a_dst: isize,
-    b_src: isize,
-    head: usize,
-    blocks: usize,
-) {
-    // SAFETY: the caller's contract; the block is SCRATCH_BYTES >= na * COL_BLOCK bytes.
-    with_scratch(|block| unsafe { stream_blocks_in::<T>(src, dst, na, a_dst, b_src, head, blocks, block) })
-}
-
-/// [`stream_blocks`] in the scratch block `scratch_ptr`: every block writes its rows 0 .. na of COL_BLOCK bytes
-/// there before they are streamed out.
-///
-/// # Safety
-/// As for [`stream_blocks`]; `scratch_ptr` is `na * COL_BLOCK` writable bytes.
-#[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)] // stream_blocks' own, and the block
-unsafe fn stream_blocks_in<T: Elem>(
     src: *const u8,
     dst: *mut u8,
     na: usize,
