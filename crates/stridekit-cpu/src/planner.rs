@@ -157,8 +157,9 @@ pub(crate) struct Program {
     /// Outer loops, outermost first.
     pub outer: Vec<Dim>,
     pub inner: Inner,
-    /// Element bytes written (= output element count x element size).
-    pub out_bytes: usize,
+    /// The bytes the copy moves through the memory system ([`moved_bytes`]: output bytes written plus input bytes
+    /// read): what the thread split is decided on (`ExecOptions::parallel_min_bytes`).
+    pub moved_bytes: usize,
     /// Use streaming stores: the copy moves at least `non_temporal_min_bytes` (see [`moved_bytes`]) and SIMD is
     /// allowed. Decided once here; the loop flip of step 2 depends on it.
     pub streaming: bool,
@@ -333,12 +334,12 @@ impl Program {
         if inner_dst_contiguous && inner_block_bytes >= READ_ORDER_MIN_BLOCK && outer.iter().all(|d| d.src != 0) {
             outer.sort_by_key(|d| std::cmp::Reverse(d.src.unsigned_abs()));
         }
-        let out_bytes = usize::try_from(copy.element_count()).ok()?.checked_mul(esize)?;
+        let moved = moved_bytes(&copy);
         // Step 2: flip backward outer loops when streaming stores will be used.
         let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift)?;
         let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = 0isize;
-        let streaming = options.simd && moved_bytes(&copy) >= options.non_temporal_min_bytes as u64;
+        let streaming = options.simd && moved >= options.non_temporal_min_bytes as u64;
         if streaming {
             for d in outer.iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
@@ -377,7 +378,7 @@ impl Program {
             dst_start: usize::try_from(dst_start).ok()?,
             outer,
             inner,
-            out_bytes,
+            moved_bytes: usize::try_from(moved).unwrap_or(usize::MAX),
             streaming,
             inner_dst_contiguous,
             inner_block_bytes,
@@ -535,7 +536,7 @@ mod tests {
     }
 
     #[test]
-    fn streaming_is_decided_on_bytes_read_plus_written() {
+    fn streaming_and_threads_are_decided_on_bytes_read_plus_written() {
         let f32 = DataType::Float32;
         let plan = |in_sizes: &[u32], in_strides: Option<&[u32]>, strides: &[i32], out: &[u32]| {
             let desc = Slice1Desc {
@@ -560,5 +561,12 @@ mod tests {
         let options = ExecOptions { non_temporal_min_bytes: 8192, ..ExecOptions::default() };
         let streams = |p: &Slice1Plan| Program::compile(p, &options).unwrap().streaming;
         assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
+        // The thread split is decided on the same bytes: the gather writes 4 KiB but moves 12 KiB.
+        let options = ExecOptions { threads: 2, parallel_min_bytes: 8192, ..ExecOptions::default() };
+        let parts = |p: &Slice1Plan| crate::kernels::parts(&Program::compile(p, &options).unwrap(), &options);
+        assert_eq!((parts(&copy), parts(&gather), parts(&broadcast)), (2, 2, 1));
+        let options = ExecOptions { parallel_min_bytes: 8193, ..options };
+        let parts = |p: &Slice1Plan| crate::kernels::parts(&Program::compile(p, &options).unwrap(), &options);
+        assert_eq!((parts(&copy), parts(&gather)), (1, 2));
     }
 }

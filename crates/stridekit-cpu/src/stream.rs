@@ -94,7 +94,7 @@ impl PreparedSlice1 {
             sub.inner = inner;
             sub.src_start = whole.src_start.checked_add_signed(src)?;
             sub.dst_start = whole.dst_start.checked_add_signed(dst)?;
-            sub.out_bytes = whole.out_bytes / kernels::inner_count(whole.inner).0.max(1) * rows.len();
+            sub.moved_bytes = whole.moved_bytes / kernels::inner_count(whole.inner).0.max(1) * rows.len();
             return Some(sub);
         };
         let shift = |start: usize, stride: isize| -> Option<usize> {
@@ -104,8 +104,8 @@ impl PreparedSlice1 {
         sub.src_start = shift(whole.src_start, outer.src)?;
         sub.dst_start = shift(whole.dst_start, outer.dst)?;
         sub.outer[0].n = rows.len();
-        // The share of the output this range writes: what the thread split is decided on.
-        sub.out_bytes = whole.out_bytes / outer.n * rows.len();
+        // The share of the bytes moved that this range moves: what the thread split is decided on.
+        sub.moved_bytes = whole.moved_bytes / outer.n * rows.len();
         Some(sub)
     }
 }

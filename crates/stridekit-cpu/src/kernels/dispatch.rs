@@ -90,7 +90,7 @@ pub(crate) unsafe fn execute_raw(
     };
     let nt = p.streaming && simd != Simd::None;
     let ctx = Ctx { esize: p.esize, simd, nt, bounds, next: next_call(p, simd) };
-    let parts = if p.out_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 };
+    let parts = parts(p, options);
     // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
     // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.
     let src = unsafe { src.add(p.src_start) };
@@ -117,6 +117,12 @@ pub(crate) unsafe fn execute_raw(
         unsafe { split.run_part(p, part, bases, ctx) }
     });
     Ok(())
+}
+
+/// How many parts (threads) the program `p` is split into: every thread of `options` when it moves at least
+/// `parallel_min_bytes` (written plus read, [`Program::moved_bytes`]), otherwise one.
+pub(crate) fn parts(p: &Program, options: &ExecOptions) -> usize {
+    if p.moved_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 }
 }
 
 /// The table of a program that is a single pass of at most [`TINY_ELEMENTS`] elements (no outer loops, one row):
@@ -433,7 +439,7 @@ mod tests {
             dst_start: 0,
             outer,
             inner,
-            out_bytes: 1 << 20,
+            moved_bytes: 1 << 20,
             streaming: false,
             inner_dst_contiguous: true,
             inner_block_bytes: 176,

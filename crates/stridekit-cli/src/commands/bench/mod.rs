@@ -69,10 +69,12 @@ pub struct BenchArgs {
     /// Threads (0 = every thread of the pool).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Override ExecOptions::non_temporal_min_bytes (output bytes from which streaming stores are used).
+    /// Override ExecOptions::non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are
+    /// used).
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
-    /// Override ExecOptions::parallel_min_bytes (output bytes from which the copy is split over threads).
+    /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
+    /// threads).
     #[arg(long)]
     pub parallel_min_bytes: Option<usize>,
     /// Override ExecOptions::reuse_tile_bytes (the cache bytes a tile of a copy whose outer loops read again what
