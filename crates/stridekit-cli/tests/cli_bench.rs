@@ -43,6 +43,8 @@ fn one_case_from_flags_reports_consistent_figures() {
     assert_eq!(l["useful_bytes"], 16);
     assert_eq!(l["verified"], true);
     assert_eq!(l["threads"], 1);
+    // DirectML's 4x4 example is one table walk (the planner's choice, reported per case).
+    assert_eq!(l["kernel"], "table");
     assert_eq!(l["class"], "tiny");
     // The 4x4 input is one cache line, the 2x2 output another.
     assert_eq!((l["lines_read"].as_u64(), l["lines_written"].as_u64()), (Some(1), Some(1)));
@@ -90,6 +92,11 @@ fn case_file_table_and_only() {
     assert!(table.contains("\nroofline ("), "{table}");
     assert!(table.lines().any(|l| l.starts_with("all ")), "{table}");
     assert!(table.lines().next().unwrap().contains("roofline"), "{table}");
+    assert!(table.lines().next().unwrap().contains("kernel"), "{table}");
+    // ... and the distribution per kernel: each case's kernel with its count.
+    let kernels = table.lines().skip_while(|l| !l.starts_with("kernel ")).skip(1).take_while(|l| !l.is_empty());
+    let counted: usize = kernels.map(|l| l.split_whitespace().nth(1).unwrap().parse::<usize>().unwrap()).sum();
+    assert_eq!(counted, 2, "{table}");
     let o = run(&["bench", "--cases", p, "--only", "nhwc_f16", "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     let lines = json_lines(&stdout(&o));
@@ -220,6 +227,14 @@ fn sweep_is_deterministic_and_its_worst_cases_rerun() {
     assert!(lines[..3].iter().all(|l| l["verified"] == true && l["roofline"].as_f64().unwrap() > 0.0));
     let summary = &lines[3];
     assert_eq!(summary["summary"]["all"]["count"], 3);
+    // The distribution per kernel counts every case under the kernel its line names.
+    let by_kernel = summary["by_kernel"].as_object().unwrap();
+    assert_eq!(by_kernel.values().map(|d| d["count"].as_u64().unwrap()).sum::<u64>(), 3, "{summary}");
+    for l in &lines[..3] {
+        let k = l["kernel"].as_str().unwrap();
+        let n = lines[..3].iter().filter(|m| m["kernel"] == k).count() as u64;
+        assert_eq!(by_kernel[k]["count"].as_u64(), Some(n), "{summary}");
+    }
     let min = lines[..3].iter().map(|l| l["roofline"].as_f64().unwrap()).fold(f64::INFINITY, f64::min);
     assert_eq!(summary["summary"]["all"]["min"].as_f64(), Some(min));
     // The worst two, lowest roofline first, in the case-file schema: they re-run with --cases.

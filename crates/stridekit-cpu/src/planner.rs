@@ -146,6 +146,22 @@ pub(crate) enum Inner {
     Table(TableCall),
 }
 
+impl Inner {
+    /// The kernel's name in reports (`stridekit bench`): the variant in lower case.
+    pub(crate) fn name(&self) -> &'static str {
+        match self {
+            Inner::Copy { .. } => "copy",
+            Inner::Reverse { .. } => "reverse",
+            Inner::Fill { .. } => "fill",
+            Inner::Gather { .. } => "gather",
+            Inner::Transpose { .. } => "transpose",
+            Inner::Rows { .. } => "rows",
+            Inner::Scatter { .. } => "scatter",
+            Inner::Table(_) => "table",
+        }
+    }
+}
+
 /// A normalised copy.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Program {

@@ -100,6 +100,20 @@ impl PreparedSlice1 {
         &self.options
     }
 
+    /// The kernel the planner chose for the innermost loops (`"copy"`, `"reverse"`, `"fill"`, `"gather"`,
+    /// `"transpose"`, `"rows"`, `"scatter"` or `"table"`; see docs/PERFORMANCE.md): what `stridekit bench` reports
+    /// beside each case, so that a sweep's distribution can be read per kernel. A name for people, not a contract:
+    /// new kernels add names.
+    pub fn kernel(&self) -> &'static str {
+        self.source.inner.name()
+    }
+
+    /// The threads each call runs on: [`ExecOptions::threads`] (or rayon's pool) when the copy moves at least
+    /// [`ExecOptions::parallel_min_bytes`], otherwise 1.
+    pub fn threads(&self) -> usize {
+        kernels::threads(&self.program, &self.options)
+    }
+
     /// Runs on host slices (D10); see [`slice1`].
     pub fn execute(&self, input: &[u8], output: &mut [u8]) -> Result<(), ExecError> {
         self.check_host_slices(input, output)?;
@@ -253,6 +267,31 @@ mod tests {
             raw_with_a_gap_writer(24, -2, 1, simd); // gather backwards
             raw_with_a_gap_writer(24, 2, 2, simd); // scatter: strided output, its gaps written by the other thread
         }
+    }
+
+    #[test]
+    fn reports_its_kernel_and_threads() {
+        let f32 = DataType::Float32;
+        let op = |sizes: &[u32], strides: &[i32], out: &[u32], options: ExecOptions| {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::packed(f32, sizes).unwrap(),
+                output: BufferTensorDesc::packed(f32, out).unwrap(),
+                input_window_offsets: vec![0; sizes.len()],
+                input_window_sizes: sizes.to_vec(),
+                input_window_strides: strides.to_vec(),
+            };
+            PreparedSlice1::new(&desc.validate().unwrap(), options).unwrap()
+        };
+        let split = ExecOptions { threads: 2, parallel_min_bytes: 0, ..ExecOptions::default() };
+        let whole = ExecOptions { threads: 2, parallel_min_bytes: usize::MAX, ..ExecOptions::default() };
+        // 16 rows of 1024 f32: one contiguous run; split over both threads, or not at all.
+        let copy = op(&[16, 1024], &[1, 1], &[16, 1024], split.clone());
+        assert_eq!((copy.kernel(), copy.threads()), ("copy", 2));
+        assert_eq!(op(&[16, 1024], &[1, 1], &[16, 1024], whole).threads(), 1);
+        assert_eq!(op(&[16, 1024], &[1, -1], &[16, 1024], split.clone()).kernel(), "reverse");
+        // DirectML's 4x4 example: one table walk, never threads.
+        let doc = op(&[4, 4], &[-2, 2], &[2, 2], split);
+        assert_eq!((doc.kernel(), doc.threads()), ("table", 1));
     }
 
     #[test]

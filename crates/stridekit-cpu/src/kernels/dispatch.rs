@@ -125,6 +125,12 @@ pub(crate) fn parts(p: &Program, options: &ExecOptions) -> usize {
     if p.moved_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 }
 }
 
+/// The threads one call of `checked` runs on: 1 for a [`tiny`] copy (it skips the loops and threads), otherwise
+/// [`parts`].
+pub(crate) fn threads(checked: &Checked, options: &ExecOptions) -> usize {
+    if tiny(&checked.program).is_some() { 1 } else { parts(&checked.program, options) }
+}
+
 /// The table of a program that is a single pass of at most [`TINY_ELEMENTS`] elements (no outer loops, one row):
 /// such copies (DirectML's 4x4 examples) skip the loops, threads and kernel choice and walk the table directly.
 #[inline]

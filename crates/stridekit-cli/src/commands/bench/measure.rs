@@ -23,8 +23,10 @@ pub struct Row {
     pub copy: Best,
     /// `copy time for the lines / median_s`.
     pub roofline: f64,
-    /// Threads stridekit used.
+    /// Threads stridekit used (the prepared operator's own decision, not the pool's size).
     pub threads: usize,
+    /// The kernel the CPU planner chose for the innermost loops ([`PreparedSlice1::kernel`]).
+    pub kernel: &'static str,
     /// Whether the output equals the reference's.
     pub verified: bool,
     /// `Some(true)` when the case's `expect` matched, `Some(false)` when not, `None` without one.
@@ -258,7 +260,8 @@ pub fn bench_case(
         traffic,
         roofline: roofline::ratio(traffic.bytes(), &copy, median_s),
         copy,
-        threads: options.effective_threads(),
+        threads: op.threads(),
+        kernel: op.kernel(),
         verified,
         expect_ok,
     })

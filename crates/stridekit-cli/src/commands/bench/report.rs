@@ -29,6 +29,7 @@ pub fn json_line(r: &Row) -> serde_json::Value {
         "copy_gbps": r.copy.gbps,
         "roofline": r.roofline,
         "threads": r.threads,
+        "kernel": r.kernel,
         "verified": r.verified,
         "expect": match r.expect_ok { None => "none", Some(true) => "ok", Some(false) => "mismatch" },
     })
@@ -42,7 +43,7 @@ fn mib(bytes: u64) -> f64 {
 pub fn table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
     writeln!(
         out,
-        "{:<24} {:<8} {:>6} {:>10} {:>10} {:>11} {:>9} {:>10} {:>10} {:>8} {:>7} {:>8}",
+        "{:<24} {:<8} {:>6} {:>10} {:>10} {:>11} {:>9} {:>10} {:>10} {:>8} {:>7} {:>9} {:>8}",
         "case",
         "dtype",
         "class",
@@ -54,6 +55,7 @@ pub fn table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
         "copy GB/s",
         "roofline",
         "threads",
+        "kernel",
         "verified"
     )?;
     for r in rows {
@@ -71,7 +73,7 @@ pub fn table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
         };
         writeln!(
             out,
-            "{:<24} {:<8} {:>6} {:>10.2} {:>10.2}{} {:>11} {:>9.2} {:>10} {:>10.2} {:>8.3} {:>7} {:>8}",
+            "{:<24} {:<8} {:>6} {:>10.2} {:>10.2}{} {:>11} {:>9.2} {:>10} {:>10.2} {:>8.3} {:>7} {:>9} {:>8}",
             escape(&r.case.name),
             r.case.dtype.name(),
             r.class().name(),
@@ -84,6 +86,7 @@ pub fn table(out: &mut impl Write, rows: &[Row]) -> std::io::Result<()> {
             r.copy.gbps,
             r.roofline,
             r.threads,
+            r.kernel,
             verified
         )?;
     }
@@ -137,6 +140,20 @@ pub fn distributions(rows: &[Row]) -> Vec<(&'static str, Distribution)> {
     out
 }
 
+/// The distributions per kernel the CPU planner chose ([`Row::kernel`]), by name.
+pub fn kernel_distributions(rows: &[Row]) -> Vec<(&'static str, Distribution)> {
+    let mut names: Vec<&'static str> = rows.iter().map(|r| r.kernel).collect();
+    names.sort_unstable();
+    names.dedup();
+    names
+        .into_iter()
+        .filter_map(|k| {
+            let v: Vec<f64> = rows.iter().filter(|r| r.kernel == k).map(|r| r.roofline).collect();
+            Distribution::of(&v).map(|d| (k, d))
+        })
+        .collect()
+}
+
 /// The `worst` cases by roofline, lowest first, each with a note giving its figures.
 pub fn worst(rows: &[Row], worst: usize) -> Vec<Slice1Case> {
     let mut sorted: Vec<&Row> = rows.iter().collect();
@@ -182,6 +199,17 @@ pub fn summary(out: &mut impl Write, rows: &[Row], worst_cases: Option<&str>) ->
     for (name, d) in distributions(rows) {
         writeln!(out, "{:<8} {:>6} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", name, d.count, d.min, d.p10, d.median, d.geomean)?;
     }
+    if rows.len() > 1 {
+        writeln!(out)?;
+        writeln!(out, "{:<10} {:>6} {:>8} {:>8} {:>8} {:>8}", "kernel", "cases", "min", "p10", "median", "geomean")?;
+        for (name, d) in kernel_distributions(rows) {
+            writeln!(
+                out,
+                "{:<10} {:>6} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+                name, d.count, d.min, d.p10, d.median, d.geomean
+            )?;
+        }
+    }
     if let Some(file) = worst_cases {
         writeln!(out)?;
         writeln!(out, "worst cases (a case file: save it and re-run with --cases, or use --save-worst FILE):")?;
@@ -194,8 +222,10 @@ pub fn summary(out: &mut impl Write, rows: &[Row], worst_cases: Option<&str>) ->
 pub fn summary_json(rows: &[Row], worst_cases: Option<&str>) -> serde_json::Value {
     let d: serde_json::Map<String, serde_json::Value> =
         distributions(rows).into_iter().map(|(n, d)| (n.to_string(), d.json())).collect();
+    let k: serde_json::Map<String, serde_json::Value> =
+        kernel_distributions(rows).into_iter().map(|(n, d)| (n.to_string(), d.json())).collect();
     let worst = worst_cases.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
-    serde_json::json!({"summary": d, "worst": worst})
+    serde_json::json!({"summary": d, "by_kernel": k, "worst": worst})
 }
 
 #[cfg(test)]
