@@ -30,13 +30,14 @@ pub struct ExecOptions {
 /// The default of [`ExecOptions::parallel_min_bytes`]: 2 MiB moved (written plus read), below which a second thread
 /// costs more than it saves. The split is decided on the bytes moved, not on the output alone: a gather that reads a
 /// line for every 5 bytes it writes, or a transpose that reads lines from hundreds of rows, takes as long as a copy
-/// of all those lines. On the fourth development machine (2 vCPUs of an Intel Xeon, family 6 model 167 as the VM reports it, AVX-512, 2 MiB of L2 per core, 105 MiB L3) the
-/// 200 cases of `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M` ran at a geometric mean of 0.482 of the
-/// roofline with the previous rule (4 MiB of output) and 0.527 / 0.508 / 0.489 with 2 / 4 / 8 MiB moved (two
-/// alternating rounds each, 2026-11-26); the cache class (outputs up to 4 MiB) went from 0.40 to 0.48, the cases
-/// moving 2-8 MiB 1.3-1.5x, and the cases moving less than 2 MiB did not lose. Waking a pool thread is not free,
-/// and costs more on some machines: on the first development machine (an AMD EPYC under KVM) outputs of 1-2 MiB ran
-/// at 0.26 of the roofline split and 0.37 on one thread (2026-11-25), which is why the rule then was 4 MiB of output.
+/// of all those lines. On the fourth development machine (2 vCPUs of an Intel Xeon, family 6 model 167 as the VM
+/// reports it, AVX-512, 2 MiB of L2 per core, 105 MiB L3), the 200 cases of `stridekit bench --sweep 200 --seed 1
+/// --sweep-max-bytes 64M` ran at a geometric mean of 0.482 of the roofline with the previous rule (4 MiB of
+/// output), and at 0.527 / 0.508 / 0.489 with 2 / 4 / 8 MiB moved (two alternating rounds each, 2026-11-26): the
+/// cache class (outputs up to 4 MiB) went from 0.40 to 0.48, the cases moving 2-8 MiB 1.3-1.5x, and the cases
+/// moving less than 2 MiB did not lose. Waking a pool thread is not free, and costs more on some machines: on the
+/// first development machine (an AMD EPYC under KVM) outputs of 1-2 MiB ran at 0.26 of the roofline split and 0.37
+/// on one thread (2026-11-25), which is why the rule then was 4 MiB of output.
 pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 2 << 20;
 /// The most [`ExecOptions::non_temporal_min_bytes`] defaults to, and its value when the last-level cache size
 /// cannot be detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of
