@@ -109,7 +109,8 @@ impl PreparedSlice1 {
     }
 
     /// The threads each call runs on: [`ExecOptions::threads`] (or rayon's pool) when the copy moves at least
-    /// [`ExecOptions::parallel_min_bytes`], otherwise 1.
+    /// [`ExecOptions::parallel_min_bytes`], otherwise 1; always 1 for a copy of one small block (DirectML's 4x4
+    /// examples), which skips the loops and threads.
     pub fn threads(&self) -> usize {
         kernels::threads(&self.program, &self.options)
     }
