@@ -579,10 +579,11 @@ mod tests {
         assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
         // The thread split is decided on the same bytes: the gather writes 4 KiB but moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 8192, ..ExecOptions::default() };
-        let parts = |p: &Slice1Plan| crate::kernels::parts(&Program::compile(p, &options).unwrap(), &options);
-        assert_eq!((parts(&copy), parts(&gather), parts(&broadcast)), (2, 2, 1));
+        let parts = |p: &Slice1Plan, options: &ExecOptions| {
+            crate::kernels::threads(&crate::kernels::check(Program::compile(p, options).unwrap()).unwrap(), options)
+        };
+        assert_eq!((parts(&copy, &options), parts(&gather, &options), parts(&broadcast, &options)), (2, 2, 1));
         let options = ExecOptions { parallel_min_bytes: 8193, ..options };
-        let parts = |p: &Slice1Plan| crate::kernels::parts(&Program::compile(p, &options).unwrap(), &options);
-        assert_eq!((parts(&copy), parts(&gather)), (1, 2));
+        assert_eq!((parts(&copy, &options), parts(&gather, &options)), (1, 2));
     }
 }

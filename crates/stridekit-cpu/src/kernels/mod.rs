@@ -22,8 +22,6 @@ mod split;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
-#[cfg(test)]
-pub(crate) use dispatch::parts;
 pub(crate) use dispatch::{execute, execute_raw, threads};
 pub(crate) use footprint::{Checked, check, input_range};
 pub(crate) use portable::rows::SHORT_ROW_MAX_BYTES;

@@ -195,20 +195,10 @@ pub fn case_file(cases: &[Slice1Case], note: &str) -> String {
 pub fn summary(out: &mut impl Write, rows: &[Row], worst_cases: Option<&str>) -> std::io::Result<()> {
     writeln!(out)?;
     writeln!(out, "roofline (best copy time for the lines moved / stridekit time; 1.0 = as fast as the best copy):")?;
-    writeln!(out, "{:<8} {:>6} {:>8} {:>8} {:>8} {:>8}", "class", "cases", "min", "p10", "median", "geomean")?;
-    for (name, d) in distributions(rows) {
-        writeln!(out, "{:<8} {:>6} {:>8.3} {:>8.3} {:>8.3} {:>8.3}", name, d.count, d.min, d.p10, d.median, d.geomean)?;
-    }
+    write_distributions(out, "class", 8, &distributions(rows))?;
     if rows.len() > 1 {
         writeln!(out)?;
-        writeln!(out, "{:<10} {:>6} {:>8} {:>8} {:>8} {:>8}", "kernel", "cases", "min", "p10", "median", "geomean")?;
-        for (name, d) in kernel_distributions(rows) {
-            writeln!(
-                out,
-                "{:<10} {:>6} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
-                name, d.count, d.min, d.p10, d.median, d.geomean
-            )?;
-        }
+        write_distributions(out, "kernel", 10, &kernel_distributions(rows))?;
     }
     if let Some(file) = worst_cases {
         writeln!(out)?;
@@ -218,14 +208,32 @@ pub fn summary(out: &mut impl Write, rows: &[Row], worst_cases: Option<&str>) ->
     Ok(())
 }
 
+/// One table of distributions under a heading naming what its first column (`width` wide) groups by.
+fn write_distributions(
+    out: &mut impl Write,
+    by: &str,
+    width: usize,
+    rows: &[(&'static str, Distribution)],
+) -> std::io::Result<()> {
+    writeln!(out, "{by:<width$} {:>6} {:>8} {:>8} {:>8} {:>8}", "cases", "min", "p10", "median", "geomean")?;
+    for (name, d) in rows {
+        writeln!(
+            out,
+            "{name:<width$} {:>6} {:>8.3} {:>8.3} {:>8.3} {:>8.3}",
+            d.count, d.min, d.p10, d.median, d.geomean
+        )?;
+    }
+    Ok(())
+}
+
 /// The summary as one JSON line (after the per-case lines of `--json`).
 pub fn summary_json(rows: &[Row], worst_cases: Option<&str>) -> serde_json::Value {
-    let d: serde_json::Map<String, serde_json::Value> =
-        distributions(rows).into_iter().map(|(n, d)| (n.to_string(), d.json())).collect();
-    let k: serde_json::Map<String, serde_json::Value> =
-        kernel_distributions(rows).into_iter().map(|(n, d)| (n.to_string(), d.json())).collect();
+    let object = |ds: Vec<(&'static str, Distribution)>| -> serde_json::Map<String, serde_json::Value> {
+        ds.into_iter().map(|(n, d)| (n.to_string(), d.json())).collect()
+    };
     let worst = worst_cases.and_then(|t| serde_json::from_str::<serde_json::Value>(t).ok());
-    serde_json::json!({"summary": d, "by_kernel": k, "worst": worst})
+    serde_json::json!({"summary": object(distributions(rows)), "by_kernel": object(kernel_distributions(rows)),
+        "worst": worst})
 }
 
 #[cfg(test)]
