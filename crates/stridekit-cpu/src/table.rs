@@ -31,6 +31,9 @@ pub(crate) struct Table {
     pub offsets: Vec<i32>,
     /// The shuffle form of a full pass, when every chunk fits [`MAX_WINDOWS`] windows (and SIMD pays off).
     pub chunks: Option<Chunks>,
+    /// The 64-byte form of a full pass, on CPUs with AVX-512 VBMI (`crate::kernels::wide_permutes`), when every
+    /// chunk fits [`MAX_WINDOWS`] windows; the kernel takes it before [`chunks`](Self::chunks).
+    pub chunks64: Option<Chunks64>,
     /// Source offsets of one full pass at least a cache line apart that together cover (nearly) every line it
     /// reads, rising: the kernel prefetches the next pass's lines with them (rows a line or more apart defeat the
     /// hardware prefetcher; a pass reading 4 of every 12 lines backwards ran at 0.04 of the roofline). Empty when a
@@ -89,6 +92,21 @@ pub(crate) struct Chunks {
     pub windows: usize,
     pub starts: Vec<i32>,
     pub masks: Vec<[u8; 16]>,
+}
+
+/// The 64-byte form of one full pass, for CPUs with AVX-512 VBMI (`vpermb`: any byte of a 64-byte register to any
+/// position). As [`Chunks`], with chunks of 64 destination bytes (the last one ending with the pass) and windows of
+/// 64 source bytes: the value of chunk `c` is, for `w < windows`, `permute(load64(src + starts[c * windows + w]),
+/// index[...])` merged under the byte mask `keep[...]` (bit `b`: destination byte `b` comes from this window).
+/// Every window `[start, start + 64)` lies inside the pass's source interval (asserted when built). Per 64 bytes of
+/// a reversed 7-channel i16 pixel row: two permutes, where the 16-byte form takes eight shuffles and a scalar walk
+/// 32 element moves.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Chunks64 {
+    pub windows: usize,
+    pub starts: Vec<i32>,
+    pub index: Vec<[u8; 64]>,
+    pub keep: Vec<u64>,
 }
 
 /// A dimension as the planner sees it: `n` steps, strides in elements.
@@ -190,6 +208,11 @@ impl TablePlan {
         let (lo, hi) = pass_interval(per as usize, row_src as isize, hull as usize);
         debug_assert!(table_offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
         let chunks = if simd { Chunks::build(&table_offsets, esize, pass_bytes, lo, hi) } else { None };
+        let chunks64 = if simd && crate::kernels::wide_permutes() {
+            Chunks64::build(&table_offsets, esize, pass_bytes, lo, hi)
+        } else {
+            None
+        };
         let plan = TablePlan {
             rows: usize::try_from(rows).ok()?,
             row_src: isize::try_from(row_src).ok()?,
@@ -207,6 +230,7 @@ impl TablePlan {
                 },
                 offsets: table_offsets,
                 chunks,
+                chunks64,
             },
         };
         dims.truncate(dims.len() - take - usize::from(rows_dim.is_some()));
@@ -244,70 +268,119 @@ pub(crate) fn pass_interval(per: usize, row_src: isize, hull: usize) -> (isize, 
     (span.min(0), span.max(0) + hull as isize)
 }
 
+/// The chunks of a pass of `pass_bytes` destination bytes, `width` bytes each (the last one ending with the pass,
+/// overlapping its predecessor when `pass_bytes` is not a multiple of `width`), each covered by windows of `width`
+/// source bytes: per chunk, the window starts and, per destination byte, its window and its byte in that window.
+/// Greedy: each window starts at the lowest source byte not yet covered, moved down where it would pass `hi` (it
+/// stays at or above `lo` because `hi - lo >= width`), and each byte comes from the first window holding it. `None`
+/// when a chunk needs more than `limit` windows, the pass is shorter than a chunk or its source interval shorter
+/// than a window.
+#[allow(clippy::type_complexity)] // per chunk: its window starts, and per byte (window, byte)
+fn cover(
+    offsets: &[i32],
+    esize: usize,
+    pass_bytes: usize,
+    width: usize,
+    (lo, hi): (isize, isize),
+    limit: usize,
+) -> Option<Vec<(Vec<isize>, Vec<(usize, u8)>)>> {
+    if pass_bytes < width || hi - lo < width as isize {
+        return None;
+    }
+    let w = width as isize;
+    let count = pass_bytes.div_ceil(width);
+    let mut chunks = Vec::with_capacity(count);
+    for c in 0..count {
+        let at = if c + 1 == count { pass_bytes - width } else { c * width };
+        let sources: Vec<isize> =
+            (at..at + width).map(|byte| offsets[byte / esize] as isize + (byte % esize) as isize).collect();
+        let mut sorted = sources.clone();
+        sorted.sort_unstable();
+        let mut starts: Vec<isize> = Vec::new();
+        for &s in &sorted {
+            if starts.last().is_some_and(|&x| s < x + w) {
+                continue;
+            }
+            starts.push(s.min(hi - w));
+            if starts.len() > limit {
+                return None;
+            }
+        }
+        let picks = sources
+            .iter()
+            .map(|&s| {
+                let k = starts.iter().position(|&x| x <= s && s < x + w)?;
+                Some((k, u8::try_from(s - starts[k]).ok()?))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        chunks.push((starts, picks));
+    }
+    debug_assert!(chunks.iter().flat_map(|c| &c.0).all(|&x| lo <= x && x + w <= hi));
+    Some(chunks)
+}
+
 impl Chunks {
     /// The shuffle form of a pass, or `None` when a chunk needs more windows than pay off for `esize`-byte
     /// elements (gathers of 4-8 byte elements from far apart are as fast as scalar moves), the pass is shorter
     /// than one chunk, or its source interval is shorter than one window.
     fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks> {
-        if pass_bytes < 16 || hi - lo < 16 {
-            return None;
-        }
         // A window costs a load and a shuffle: up to 8 for 16 one-byte elements (each would otherwise be a table
         // load, a load and a store), down to 1 for two 8-byte elements.
         let limit = (8 / esize).clamp(1, MAX_WINDOWS);
-        let count = pass_bytes.div_ceil(16);
-        let mut per_chunk: Vec<Vec<(isize, [u8; 16])>> = Vec::with_capacity(count);
-        for c in 0..count {
-            let at = if c + 1 == count { pass_bytes - 16 } else { c * 16 };
-            let sources: [isize; 16] = std::array::from_fn(|b| {
-                let byte = at + b;
-                offsets[byte / esize] as isize + (byte % esize) as isize
-            });
-            let mut sorted = sources;
-            sorted.sort_unstable();
-            // Greedy cover of the sorted source bytes by 16-byte windows, each starting at the lowest uncovered
-            // byte, moved down where it would pass `hi` (it stays >= lo because hi - lo >= 16).
-            let mut starts: Vec<isize> = Vec::new();
-            for &s in &sorted {
-                if starts.last().is_some_and(|&w| s < w + 16) {
-                    continue;
-                }
-                starts.push(s.min(hi - 16));
-            }
-            if starts.len() > limit {
-                return None;
-            }
-            let windows: Vec<(isize, [u8; 16])> = starts
-                .iter()
-                .enumerate()
-                .map(|(w, &start)| {
-                    let mut mask = [0x80u8; 16];
-                    for (b, &s) in sources.iter().enumerate() {
-                        // Each byte from the first window holding it.
-                        let first = starts.iter().position(|&x| x <= s && s < x + 16);
-                        if first == Some(w) {
-                            mask[b] = (s - start) as u8;
-                        }
-                    }
-                    (start, mask)
-                })
-                .collect();
-            per_chunk.push(windows);
-        }
-        let windows = per_chunk.iter().map(Vec::len).max()?.next_power_of_two();
-        let mut starts = Vec::with_capacity(count * windows);
-        let mut masks = Vec::with_capacity(count * windows);
-        for chunk in per_chunk {
-            let first = chunk[0].0;
+        let per_chunk = cover(offsets, esize, pass_bytes, 16, (lo, hi), limit)?;
+        let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
+        let mut starts = Vec::with_capacity(per_chunk.len() * windows);
+        let mut masks = Vec::with_capacity(per_chunk.len() * windows);
+        for (chunk, picks) in per_chunk {
             for w in 0..windows {
                 // Unused windows load the first window again and contribute nothing.
-                let (start, mask) = chunk.get(w).copied().unwrap_or((first, [0x80; 16]));
+                let mut mask = [0x80u8; 16];
+                for (b, &(k, byte)) in picks.iter().enumerate() {
+                    if k == w {
+                        mask[b] = byte;
+                    }
+                }
+                let start = chunk.get(w).copied().unwrap_or(chunk[0]);
                 assert!(lo <= start && start + 16 <= hi, "window {start} outside the pass interval {lo}..{hi}");
                 starts.push(i32::try_from(start).ok()?);
                 masks.push(mask);
             }
         }
         Some(Chunks { windows, starts, masks })
+    }
+}
+
+impl Chunks64 {
+    /// The 64-byte form of a pass, or `None` when a chunk needs more than 8 windows (4 for 8-byte elements: a
+    /// window costs two loads and a permute, the eight elements of a chunk walked one by one a table load, a
+    /// load and a store each), the pass is shorter than 64 bytes or its source interval is.
+    pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks64> {
+        let limit = (32 / esize).clamp(1, MAX_WINDOWS);
+        let per_chunk = cover(offsets, esize, pass_bytes, 64, (lo, hi), limit)?;
+        let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
+        let mut chunks = Chunks64 {
+            windows,
+            starts: Vec::with_capacity(per_chunk.len() * windows),
+            index: Vec::with_capacity(per_chunk.len() * windows),
+            keep: Vec::with_capacity(per_chunk.len() * windows),
+        };
+        for (chunk, picks) in per_chunk {
+            for w in 0..windows {
+                // Unused windows load the first window again and keep no byte.
+                let (mut index, mut keep) = ([0u8; 64], 0u64);
+                for (b, &(k, byte)) in picks.iter().enumerate() {
+                    if k == w {
+                        (index[b], keep) = (byte, keep | 1 << b);
+                    }
+                }
+                let start = chunk.get(w).copied().unwrap_or(chunk[0]);
+                assert!(lo <= start && start + 64 <= hi, "window {start} outside the pass interval {lo}..{hi}");
+                chunks.starts.push(i32::try_from(start).ok()?);
+                chunks.index.push(index);
+                chunks.keep.push(keep);
+            }
+        }
+        Some(chunks)
     }
 }
 
@@ -372,6 +445,79 @@ mod tests {
         assert!(hi - lo <= 3000);
         let chunks = plan.table.chunks.as_ref().expect("stride-2 u16 rows fit a few windows");
         assert_eq!(run_chunks(chunks, &src, base, pass_bytes), expected);
+    }
+
+    /// Runs a pass the way the 64-byte kernel does, in safe code: per chunk, each window's bytes under its mask.
+    fn run_chunks64(c: &Chunks64, src: &[u8], base: isize, pass_bytes: usize) -> Vec<u8> {
+        let mut out = vec![0u8; pass_bytes];
+        let count = c.starts.len() / c.windows;
+        for i in 0..count {
+            let at = if i + 1 == count { pass_bytes - 64 } else { i * 64 };
+            let mut acc = [0u8; 64];
+            for w in 0..c.windows {
+                let j = i * c.windows + w;
+                let start = (base + c.starts[j] as isize) as usize;
+                let window = &src[start..start + 64];
+                for b in (0..64).filter(|&b| c.keep[j] >> b & 1 == 1) {
+                    acc[b] = window[c.index[j][b] as usize];
+                }
+            }
+            out[at..at + 64].copy_from_slice(&acc);
+        }
+        out
+    }
+
+    /// The table pass of `dims` (one pass: `per == rows`) through its 64-byte form against the table itself, over a
+    /// source that covers the pass interval.
+    fn check_chunks64(mut dims: Vec<TDim>, esize: usize, windows: usize) {
+        let plan = TablePlan::build(&mut dims, esize, false).unwrap();
+        let pass_bytes = plan.per * plan.block * esize;
+        let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
+        let c = Chunks64::build(&plan.table.offsets, esize, pass_bytes, lo, hi).expect("a 64-byte form");
+        assert_eq!(c.windows, windows);
+        assert!(c.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi));
+        let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
+        let base = -lo;
+        let expected: Vec<u8> = plan
+            .table
+            .offsets
+            .iter()
+            .flat_map(|&o| (0..esize as isize).map(move |b| base + o as isize + b))
+            .map(|i| src[i as usize])
+            .collect();
+        assert_eq!(run_chunks64(&c, &src, base, pass_bytes), expected);
+    }
+
+    #[test]
+    fn passes_take_64_byte_windows() {
+        // Reversed pixels of 7 i16 (14 bytes): a 64-byte chunk reads at most 78 bytes, two windows; 73 pixels per
+        // pass (1022 bytes: the last chunk overlaps its predecessor).
+        check_chunks64(vec![TDim { n: 73, src: 7, dst: 7 }, TDim { n: 7, src: -1, dst: 1 }], 2, 2);
+        // Every third byte: 64 destination bytes from 190 source bytes, three windows (four, a power of two).
+        check_chunks64(vec![TDim { n: 16, src: 192, dst: 64 }, TDim { n: 64, src: 3, dst: 1 }], 1, 4);
+        // Rows read bottom-up: RGB pixels reversed within rows of 8, the rows backwards; 64 destination bytes from
+        // parts of three rows, two windows.
+        check_chunks64(
+            vec![TDim { n: 40, src: -24, dst: 24 }, TDim { n: 8, src: -3, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }],
+            1,
+            2,
+        );
+        // u64 pairs swapped: one window per chunk.
+        check_chunks64(vec![TDim { n: 100, src: 2, dst: 2 }, TDim { n: 2, src: -1, dst: 1 }], 8, 1);
+    }
+
+    #[test]
+    fn no_64_byte_form_for_far_apart_elements_or_short_passes() {
+        // u64 elements each from another row 1000 elements apart: 8 windows per chunk of 8 elements, above the
+        // limit of 4 for 8-byte elements.
+        let offsets: Vec<i32> = (0..64).map(|i| i * 8000).collect();
+        assert!(Chunks64::build(&offsets, 8, 512, 0, 63 * 8000 + 8).is_none());
+        // A pass of 48 bytes.
+        let offsets: Vec<i32> = (0..48).rev().collect();
+        assert!(Chunks64::build(&offsets, 1, 48, 0, 48).is_none());
+        // A source interval shorter than a window (a broadcast of 4 bytes).
+        let offsets: Vec<i32> = (0..128).map(|i| i % 4).collect();
+        assert!(Chunks64::build(&offsets, 1, 128, 0, 4).is_none());
     }
 
     #[test]

@@ -89,7 +89,8 @@ pub(crate) unsafe fn execute_raw(
         dst: (dst as usize, dst as usize + checked.dst_end as usize),
     };
     let nt = p.streaming && simd != Simd::None;
-    let ctx = Ctx { esize: p.esize, simd, nt, bounds, next: next_call(p, simd) };
+    let vbmi = simd == Simd::Avx2 && super::wide_permutes();
+    let ctx = Ctx { esize: p.esize, simd, vbmi, nt, bounds, next: next_call(p, simd) };
     let parts = parts(p, options);
     // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
     // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.

@@ -37,11 +37,27 @@ enum Simd {
     Avx2,
 }
 
+/// Whether this CPU has the AVX-512 byte permutes (`avx512f`, `avx512bw`, `avx512vbmi`) that the 64-byte table
+/// passes ([`crate::table::Chunks64`]) use; detected at run time (and never under Miri, which does not run them).
+pub(crate) fn wide_permutes() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        std::arch::is_x86_feature_detected!("avx2")
+            && std::arch::is_x86_feature_detected!("avx512f")
+            && std::arch::is_x86_feature_detected!("avx512bw")
+            && std::arch::is_x86_feature_detected!("avx512vbmi")
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    false
+}
+
 /// Per-call execution context.
 #[derive(Debug, Clone, Copy)]
 struct Ctx {
     esize: usize,
     simd: Simd,
+    /// AVX-512 VBMI is available too ([`wide_permutes`]): the 64-byte table passes may run.
+    vbmi: bool,
     /// Use non-temporal stores.
     nt: bool,
     /// The checked byte ranges of this call (addresses), for the debug re-check of every kernel call.

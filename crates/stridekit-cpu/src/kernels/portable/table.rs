@@ -77,6 +77,14 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
             && ch.masks.len() == ch.starts.len()
             && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 16 <= hi)
     });
+    let chunks64 = t.chunks64.as_ref().is_none_or(|ch| {
+        matches!(ch.windows, 1 | 2 | 4 | 8)
+            && pass_bytes >= 64
+            && ch.starts.len() == pass_bytes.div_ceil(64) * ch.windows
+            && ch.index.len() == ch.starts.len()
+            && ch.keep.len() == ch.starts.len()
+            && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi)
+    });
     // The row shuffle's stores stay inside the row's block (width <= bytes = block bytes) and its hull fits its
     // window.
     let rows = t.row_shuffle.as_ref().is_none_or(|r| {
@@ -88,7 +96,7 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
             && r.bytes <= 2 * r.width
             && r.first.iter().chain(&r.last).all(|&m| m & 0x80 != 0 || (m as usize) < c.hull)
     });
-    offsets && chunks && rows
+    offsets && chunks && chunks64 && rows
 }
 
 /// Bytes of the L1-resident block that passes bound for streaming stores are assembled in.
@@ -263,6 +271,18 @@ pub(crate) unsafe fn single_pass<T: Elem>(src: *const u8, dst: *mut u8, t: &Tabl
 #[inline]
 unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t: &Table, ctx: Ctx) {
     let e = T::SIZE;
+    #[cfg(target_arch = "x86_64")]
+    if k == c.per
+        && ctx.vbmi
+        && (c.per == 1 || c.row_dst == (c.block * e) as isize)
+        && let Some(chunks) = &t.chunks64
+    {
+        // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); a full pass with a contiguous destination of per * block
+        // elements (at least 64 bytes, `consistent`), whose chunks' 64-byte windows lie in the pass interval
+        // (`Chunks64`), inside the caller's footprint.
+        unsafe { x86::table_chunks64(src, dst, chunks, c.per * c.block * e) };
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     if k == c.per
         && ctx.simd == Simd::Avx2

@@ -6,7 +6,7 @@
 use super::prefetch::prefetch_bytes;
 use crate::kernels::Elem;
 use crate::kernels::portable::table::narrow_partner;
-use crate::table::{Chunks, RowShuffle};
+use crate::table::{Chunks, Chunks64, RowShuffle};
 use std::arch::x86_64::*;
 
 /// Writes the `pass_bytes` (>= 16) destination bytes of one full pass at `dst` from the windows of `c` at `src`.
@@ -50,6 +50,54 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
         }
         // SAFETY: at + 16 <= pass_bytes, inside the caller's destination.
         unsafe { _mm_storeu_si128(dst.add(at).cast(), acc) };
+    }
+}
+
+/// Writes the `pass_bytes` (>= 64) destination bytes of one full pass at `dst` from the 64-byte windows of `c` at
+/// `src`: per 64 destination bytes, one unaligned 64-byte load and one `vpermb` merged under its byte mask per
+/// window, and one unaligned 64-byte store.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are available; every window `[src + start, src + start + 64)` of `c` is readable (they
+/// lie in the pass interval, inside the caller's checked source range) and the `pass_bytes` bytes at `dst` are
+/// writable; no overlap.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
+    // SAFETY: forwarded; each arm's `W` is `c.windows`.
+    unsafe {
+        match c.windows {
+            1 => chunks64_with::<1>(src, dst, c, pass_bytes),
+            2 => chunks64_with::<2>(src, dst, c, pass_bytes),
+            4 => chunks64_with::<4>(src, dst, c, pass_bytes),
+            _ => chunks64_with::<8>(src, dst, c, pass_bytes),
+        }
+    }
+}
+
+/// [`table_chunks64`] with `W` windows per chunk.
+///
+/// # Safety
+/// As for [`table_chunks64`], with `c.windows == W`.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
+    debug_assert_eq!(c.windows, W);
+    debug_assert!(pass_bytes >= 64);
+    let count = c.starts.len() / W;
+    debug_assert_eq!(count, pass_bytes.div_ceil(64));
+    let windows = c.starts.chunks_exact(W).zip(c.index.chunks_exact(W)).zip(c.keep.chunks_exact(W));
+    for (i, ((starts, index), keep)) in windows.enumerate() {
+        let at = if i + 1 == count { pass_bytes - 64 } else { i * 64 };
+        let mut acc = _mm512_setzero_si512();
+        for w in 0..W {
+            // SAFETY: window w of chunk i is readable (the caller's contract); the index is 64 bytes.
+            unsafe {
+                let v = _mm512_loadu_si512(src.offset(starts[w] as isize).cast());
+                let idx = _mm512_loadu_si512(index[w].as_ptr().cast());
+                acc = _mm512_mask_permutexvar_epi8(acc, keep[w], idx, v);
+            }
+        }
+        // SAFETY: at + 64 <= pass_bytes, inside the caller's destination.
+        unsafe { _mm512_storeu_si512(dst.add(at).cast(), acc) };
     }
 }
 
@@ -325,5 +373,55 @@ fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
         1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
         2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
         _ => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+    }
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    use super::*;
+    use crate::table::{TDim, TablePlan, pass_interval};
+
+    #[test]
+    fn both_shuffle_forms_write_what_the_table_reads() {
+        if !crate::kernels::wide_permutes() {
+            eprintln!("no AVX-512 VBMI here: only the 16-byte form runs");
+        }
+        // Reversed 7 x i16 pixels (two windows of either size), every third byte (four 64-byte windows per chunk,
+        // the third rounded up; four 16-byte ones), RGB pixels reversed in rows read bottom-up.
+        let cases: [(Vec<TDim>, usize); 3] = [
+            (vec![TDim { n: 73, src: 7, dst: 7 }, TDim { n: 7, src: -1, dst: 1 }], 2),
+            (vec![TDim { n: 16, src: 192, dst: 64 }, TDim { n: 64, src: 3, dst: 1 }], 1),
+            (vec![TDim { n: 40, src: -24, dst: 24 }, TDim { n: 8, src: -3, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }], 1),
+        ];
+        for (mut dims, esize) in cases {
+            let plan = TablePlan::build(&mut dims, esize, true).unwrap();
+            let pass_bytes = plan.per * plan.block * esize;
+            let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
+            let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
+            let base = src.as_ptr().wrapping_offset(-lo);
+            let expected: Vec<u8> = plan
+                .table
+                .offsets
+                .iter()
+                .flat_map(|&o| (0..esize as isize).map(move |b| (o as isize + b - lo) as usize))
+                .map(|i| src[i])
+                .collect();
+            assert!(std::arch::is_x86_feature_detected!("avx2"));
+            if let Some(c) = &plan.table.chunks {
+                let mut out = vec![0u8; pass_bytes];
+                // SAFETY: AVX2 detected; the windows lie in [lo, hi) of `src` from `base` (the plan's pass
+                // interval, asserted by the builder); `out` holds the pass.
+                unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes) };
+                assert_eq!(out, expected);
+            }
+            assert_eq!(plan.table.chunks64.is_some(), crate::kernels::wide_permutes());
+            if let Some(c) = &plan.table.chunks64 {
+                let mut out = vec![0u8; pass_bytes];
+                // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in [lo, hi) of
+                // `src` from `base`; `out` holds the pass.
+                unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes) };
+                assert_eq!(out, expected);
+            }
+        }
     }
 }
