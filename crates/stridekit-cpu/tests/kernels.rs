@@ -314,6 +314,17 @@ fn short_row_shuffles_at_every_run_length() {
 }
 
 #[test]
+fn dense_short_runs_through_64_byte_table_passes() {
+    // Short runs at least half of the bytes between them, into contiguous rows: with AVX-512 VBMI the table's
+    // 64-byte passes take them (the short-row kernel elsewhere). Every other 6-byte pixel bottom-up over many passes
+    // (and a partial last one), f16 triples 12 bytes apart, and calls of one pass each under an outer dimension.
+    let n: u32 = if cfg!(miri) { 64 } else { 6001 };
+    case(DataType::Uint8, &[n, 6], None, &[1, 0], &[n - 1, 6], &[-2, 1], &[(n - 1) / 2, 6], None);
+    case(DataType::Float16, &[n, 6], None, &[0, 0], &[n, 3], &[1, 1], &[n, 3], None);
+    case(DataType::Uint8, &[M, 100, 6], None, &[0, 1, 0], &[M, 99, 6], &[1, -2, 1], &[M, 50, 6], None);
+}
+
+#[test]
 fn small_runs_through_tables() {
     // Gathers, reversed runs and broadcast elements of 2-8 elements under many rows (several table passes and a
     // partial one; long enough for the streaming stage), rows forwards and backwards, into contiguous and padded
