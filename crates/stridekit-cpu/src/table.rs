@@ -8,7 +8,9 @@
 //! operator is prepared; a call then only walks the table. Where the source bytes of every 16 destination bytes of a
 //! pass lie within a few 16-byte windows (reversed pixels, stride 2-4 gathers of 1-2 byte elements, short runs under
 //! strided rows), the pass is also compiled to byte shuffles: per 16 destination bytes, one load and one `pshufb`
-//! per window (x86 kernel in `kernels/x86/table.rs`).
+//! per window; on CPUs with AVX-512 VBMI, per 64 destination bytes, one load and one `vpermb` per 64-byte window
+//! ([`Chunks64`], taken first: a quarter of the steps, and wider windows cover sparser sources). The x86 kernels are
+//! in `kernels/x86/table.rs`.
 //!
 //! Everything here is safe code: it only computes numbers. The kernel (`kernels/portable/table.rs`) trusts them only
 //! through the footprint check (every table offset lies in `[lo, hi)` of a pass, asserted at build time and

@@ -1,8 +1,9 @@
 //! The table kernel: small blocks whose source offsets were computed when the operator was prepared
 //! ([`crate::table`]). `rows` rows of `block` elements: row `r` reads from `src + r * row_src` at the table's
 //! offsets and writes `block` contiguous elements at `dst + r * row_dst`. Rows are taken `per` at a time (a pass);
-//! a full pass uses the shuffle form when there is one (x86), the last partial pass and everything else walk the
-//! offsets. A broadcast row dimension (`row_src == 0`, contiguous destination) computes one pass and copies it.
+//! a full pass uses a shuffle form when there is one (x86: 64-byte chunks with AVX-512 VBMI, else 16-byte ones),
+//! the last partial pass and everything else walk the offsets. A broadcast row dimension (`row_src == 0`,
+//! contiguous destination) computes one pass and copies it.
 //!
 //! A call may also carry a *partner* dimension (`na > 1`): `na` steps reading one element further on (`+esize`)
 //! and writing `a_dst` bytes further on (a channel-last output or a padded input: planes of the output, each
