@@ -110,6 +110,13 @@ impl ExecOptions {
         })
     }
 
+    /// The SIMD kernels copies run with these options on this CPU, as detected at run time: `"portable"` (no SIMD,
+    /// or [`simd`](Self::simd) off), `"avx2"`, or `"avx2 + avx512vbmi"` (the table kernel's 64-byte passes too).
+    /// Reports name it because speed, and for some shapes the kernel chosen, depend on it.
+    pub fn simd_kernels(&self) -> &'static str {
+        crate::kernels::simd_kernels(self.simd)
+    }
+
     /// Options that take every special path on tiny data: several threads, streaming stores, transposes from
     /// stride 2, tiles for source reuse from 256 bytes. For tests.
     pub fn exercise_all_paths(threads: usize) -> Self {
@@ -151,6 +158,23 @@ mod tests {
         assert_eq!(non_temporal_min_bytes_for(16 << 20), 4 << 20);
         assert_eq!(non_temporal_min_bytes_for(32 << 20), 8 << 20);
         assert_eq!(non_temporal_min_bytes_for(260 << 20), 8 << 20);
+    }
+
+    #[test]
+    fn names_the_simd_kernels_it_runs() {
+        let off = ExecOptions { simd: false, ..ExecOptions::default() };
+        assert_eq!(off.simd_kernels(), "portable");
+        let on = ExecOptions::default().simd_kernels();
+        #[cfg(target_arch = "x86_64")]
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        #[cfg(not(target_arch = "x86_64"))]
+        let avx2 = false;
+        let expected = match (avx2, crate::kernels::wide_permutes()) {
+            (true, true) => "avx2 + avx512vbmi",
+            (true, false) => "avx2",
+            (false, _) => "portable",
+        };
+        assert_eq!(on, expected);
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::planner::{Dim, Inner, Program};
 use crate::table::Table;
 use crate::{ExecError, ExecOptions};
 
-fn detect(enabled: bool) -> Simd {
+pub(super) fn detect(enabled: bool) -> Simd {
     #[cfg(target_arch = "x86_64")]
     if enabled && std::arch::is_x86_feature_detected!("avx2") {
         return Simd::Avx2;

@@ -51,6 +51,15 @@ pub(crate) fn wide_permutes() -> bool {
     false
 }
 
+/// The SIMD kernels a copy runs with `simd` enabled or not ([`crate::ExecOptions::simd_kernels`]).
+pub(crate) fn simd_kernels(simd: bool) -> &'static str {
+    match dispatch::detect(simd) {
+        Simd::None => "portable",
+        Simd::Avx2 if wide_permutes() => "avx2 + avx512vbmi",
+        Simd::Avx2 => "avx2",
+    }
+}
+
 /// Per-call execution context.
 #[derive(Debug, Clone, Copy)]
 struct Ctx {

@@ -251,9 +251,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
     let defaults = ExecOptions::default();
     eprintln!(
-        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved",
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved; {} kernels",
         defaults.effective_threads(),
-        defaults.non_temporal_min_bytes as f64 / (1 << 20) as f64
+        defaults.non_temporal_min_bytes as f64 / (1 << 20) as f64,
+        defaults.simd_kernels()
     );
     announce(&prepared, reps);
     let mut options = ExecOptions::with_threads(args.threads);
