@@ -21,19 +21,12 @@
 
 use crate::ExecOptions;
 use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner};
-use crate::table::{BLOCK_MAX_BYTES, PASS_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
+use crate::table::{BLOCK_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
 
 /// The destination bytes one kernel call must write for step 1c to order the outer loops by source stride.
 const READ_ORDER_MIN_BLOCK: usize = 512;
-
-/// The longest short runs that go through the table's 64-byte passes instead of the short-row kernel (with AVX-512
-/// VBMI; longer runs are at most two per 64 bytes, where the row kernel's two moves per run cost as much).
-const WIDE_ROWS_MAX_BYTES: usize = 32;
-/// Calls of more than one pass ([`PASS_MAX_BYTES`]) go through the table's 64-byte passes only from this many bytes:
-/// their last, partial pass is then a small share of the call.
-const WIDE_ROWS_MIN_CALL_BYTES: usize = 16 * PASS_MAX_BYTES;
 
 /// The largest block of fills that step 3 replicates (half the L2 of the development machine): above it the fills run
 /// again. `broadcast_chan_f32` (4 MiB blocks of per-channel fills broadcast 32 times) ran at 0.62 of a copy's speed
@@ -295,26 +288,7 @@ impl Program {
             }
             _ => false,
         };
-        // Short runs close together in the source, into a contiguous destination: on CPUs with AVX-512 VBMI the
-        // table's 64-byte passes move several runs per permute, where the short-row kernel moves one run (two
-        // overlapping moves) at a time: 4.5 million 6-byte runs 12 bytes apart ran at 0.57 of the roofline as a
-        // table and 0.38 as rows (three alternating rounds, 2026-11-26). Only where the runs are at least half of
-        // the bytes between them (two or three windows per 64 bytes): sparser runs need so many windows that the
-        // table lost (5-byte runs 50 apart: 0.71 against 0.79; 12 of 28: 0.70 against 0.82). Not runs that fit the
-        // row kernel's 16-byte shuffle (four runs per shuffle already: pairs of bytes 10 apart ran at 0.53 there,
-        // 0.32 as a table), nor calls that end in a long partial pass, which the table walks element by element (57
-        // reversed runs of 28 bytes: 0.32 against 0.26), unless the call has many passes.
-        let wide_rows = options.simd
-            && crate::kernels::wide_permutes()
-            && matches!(inner, Inner::Rows { rows, bytes, src, dst }
-                if usize::try_from(dst).ok() == Some(bytes)
-                    && bytes <= WIDE_ROWS_MAX_BYTES
-                    && (17..=64).contains(&(src.unsigned_abs() + bytes))
-                    && 2 * bytes >= src.unsigned_abs()
-                    && ((64..=PASS_MAX_BYTES).contains(&rows.saturating_mul(bytes))
-                        || rows.saturating_mul(bytes) >= WIDE_ROWS_MIN_CALL_BYTES));
-        let small = small_run(inner, esize, !dims.is_empty());
-        let (inner, table, shift) = match small || tiny || transposed || wide_rows {
+        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny || transposed {
             true => {
                 let mut tdims = all.clone();
                 let mut built = TablePlan::build(&mut tdims, esize, options.simd);
@@ -328,8 +302,6 @@ impl Program {
                     Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize).is_none() => {
                         (inner, None, 0)
                     }
-                    // Taken for the 64-byte passes only.
-                    Some(t) if wide_rows && !small && !tiny && t.table.chunks64.is_none() => (inner, None, 0),
                     Some(t) => {
                         // The table took the innermost dimensions; the outer ones are the first `tdims.len()`.
                         dims = dims_of(&tdims);
@@ -470,25 +442,6 @@ mod tests {
             input_window_strides: strides.to_vec(),
         };
         Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap()
-    }
-
-    #[test]
-    fn dense_short_runs_take_the_tables_64_byte_passes_where_the_cpu_has_them() {
-        let u8 = DataType::Uint8;
-        // Every other 6-byte pixel, bottom-up: runs of 6 bytes 12 apart, 10000 of them (many passes).
-        let p = compile(u8, &[20000, 6], None, &[-2, 1], &[10000, 6], None);
-        if crate::kernels::wide_permutes() {
-            assert!(matches!(p.inner, Inner::Table(TableCall { block: 6, row_src: -12, .. })), "{:?}", p.inner);
-            assert!(p.table.as_ref().unwrap().chunks64.is_some());
-        } else {
-            assert_eq!(p.inner, Inner::Rows { rows: 10000, bytes: 6, src: -12, dst: 6 });
-        }
-        // Sparse runs (5 bytes of every 50) and runs within the row kernel's 16-byte shuffle (2 of every 10) stay
-        // short rows everywhere.
-        let p = compile(u8, &[20000, 5], Some(&[50, 1]), &[1, 1], &[20000, 5], None);
-        assert_eq!(p.inner, Inner::Rows { rows: 20000, bytes: 5, src: 50, dst: 5 });
-        let p = compile(u8, &[20000, 2], Some(&[10, 1]), &[1, 1], &[20000, 2], None);
-        assert_eq!(p.inner, Inner::Rows { rows: 20000, bytes: 2, src: 10, dst: 2 });
     }
 
     #[test]

@@ -314,10 +314,11 @@ fn short_row_shuffles_at_every_run_length() {
 }
 
 #[test]
-fn dense_short_runs_through_64_byte_table_passes() {
-    // Short runs at least half of the bytes between them, into contiguous rows: with AVX-512 VBMI the table's
-    // 64-byte passes take them (the short-row kernel elsewhere). Every other 6-byte pixel bottom-up over many passes
-    // (and a partial last one), f16 triples 12 bytes apart, and calls of one pass each under an outer dimension.
+fn short_runs_within_64_bytes_of_each_other() {
+    // Short runs whose source spans fit a 64-byte window several at a time, into contiguous rows: with AVX-512 VBMI
+    // the short-row kernel's 64-byte periodic permute takes them (two overlapping moves per run, or the 16-byte
+    // shuffle, elsewhere). Every other 6-byte pixel bottom-up (five runs per window, a ragged end), f16 triples 12
+    // bytes apart, and calls of 50 runs under an outer dimension.
     let n: u32 = if cfg!(miri) { 64 } else { 6001 };
     case(DataType::Uint8, &[n, 6], None, &[1, 0], &[n - 1, 6], &[-2, 1], &[(n - 1) / 2, 6], None);
     case(DataType::Float16, &[n, 6], None, &[0, 0], &[n, 3], &[1, 1], &[n, 3], None);

@@ -82,3 +82,121 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
     (i..rows).for_each(one);
     true
 }
+
+/// Whether [`rows_shuffle64`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 64-byte window, and
+/// there are enough runs for a block.
+#[inline]
+pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
+    g > 0 && s != 0 && s.unsigned_abs() + g <= 64 && rows >= 8
+}
+
+/// [`rows_shuffle`] with 64-byte windows and `vpermb` (AVX-512 VBMI): `p` runs per window, where `(p - 1) |s| + g
+/// <= 64`. 6-byte runs 12 bytes apart are five runs (30 bytes) per load, permute and store, where the row loop moves
+/// each run with two overlapping 4-byte moves. Returns `false`, having written nothing, when
+/// [`rows_shuffle64_fits`] does not hold.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are available; every source run is readable and the `rows * g` destination bytes
+/// writable; no overlap.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g: usize, s: isize) -> bool {
+    if !rows_shuffle64_fits(rows, g, s) {
+        return false;
+    }
+    let step = s.unsigned_abs();
+    let p = (64 - g) / step + 1;
+    // As in `rows_shuffle`: the window of the block at run i starts at run i (s > 0) or ends with its last byte.
+    let shift = if s > 0 { 0 } else { 64 - g };
+    let mut index = [0u8; 64];
+    let mut j = 0;
+    for q in 0..p as isize {
+        for b in 0..g as isize {
+            index[j] = (shift as isize + q * s + b) as u8;
+            j += 1;
+        }
+    }
+    // SAFETY: `index` is 64 bytes.
+    let index = unsafe { _mm512_loadu_si512(index.as_ptr().cast()) };
+    let span = (rows as isize - 1) * s;
+    let (lo, hi) = (span.min(0), span.max(0) + g as isize);
+    let fits = |b: usize| {
+        let i = b * p;
+        let window = i as isize * s - shift as isize;
+        i + p <= rows && window >= lo && window + 64 <= hi && i * g + 64 <= rows * g
+    };
+    let mut blocks = rows / p;
+    while blocks > 0 && !fits(blocks - 1) {
+        blocks -= 1;
+    }
+    debug_assert!((0..blocks).all(fits));
+    let (stride_src, stride_dst) = (p as isize * s, p * g);
+    let mut from = src.wrapping_offset(-(shift as isize));
+    let mut to = dst;
+    for _ in 0..blocks {
+        // SAFETY: `fits` holds for every block below `blocks` (monotone, tested at the last one): the 64-byte
+        // window lies in the caller's source range and the 64-byte store in the destination's rows * g bytes; its
+        // bytes past the block's runs belong to later runs, written after it in rising order.
+        unsafe {
+            let v = _mm512_loadu_si512(from.cast());
+            _mm512_storeu_si512(to.cast(), _mm512_permutexvar_epi8(index, v));
+        }
+        from = from.wrapping_offset(stride_src);
+        to = to.wrapping_add(stride_dst);
+    }
+    for r in blocks * p..rows {
+        // SAFETY: run r < rows of the caller's ranges.
+        unsafe { std::ptr::copy_nonoverlapping(src.offset(r as isize * s), dst.add(r * g), g) };
+    }
+    true
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    use super::*;
+
+    /// Runs `rows` runs of `g` bytes `s` apart through the kernel `f` and the plain loop, from every start offset
+    /// of a small source, and compares (the tail past the runs must stay untouched).
+    fn check(f: unsafe fn(*const u8, *mut u8, usize, usize, isize) -> bool, rows: usize, g: usize, s: isize) {
+        let span = (rows - 1) * s.unsigned_abs() + g;
+        let src: Vec<u8> = (0..span + 64).map(|i| (i * 13 % 251) as u8).collect();
+        for lead in [0, 1, 37] {
+            // Run 0 at `lead` (s > 0) or at the top of the span (s < 0), so that every run lies inside `src`.
+            let first = if s > 0 { lead } else { lead + span - g };
+            let expected: Vec<u8> = (0..rows)
+                .flat_map(|r| {
+                    let at = (first as isize + r as isize * s) as usize;
+                    src[at..at + g].to_vec()
+                })
+                .chain([0xEE; 64])
+                .collect();
+            let mut out = vec![0xEE; rows * g + 64];
+            // SAFETY: the features are detected by the caller; runs r < rows lie in `src` from `first`; `out`
+            // holds rows * g bytes (and 64 more, which must stay untouched).
+            let taken = unsafe { f(src.as_ptr().add(first), out.as_mut_ptr(), rows, g, s) };
+            assert!(taken, "rows {rows} g {g} s {s}");
+            assert_eq!(out, expected, "rows {rows} g {g} s {s} lead {lead}");
+        }
+    }
+
+    #[test]
+    fn periodic_shuffles_move_every_run_and_nothing_else() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the row loop runs");
+            return;
+        }
+        for (g, s) in [(3, -3), (2, 10), (6, 6), (1, 2)] {
+            for rows in [4, 9, 100] {
+                check(rows_shuffle, rows, g, s);
+            }
+        }
+        if !crate::kernels::wide_permutes() {
+            eprintln!("no AVX-512 VBMI here: only the 16-byte shuffle runs");
+            return;
+        }
+        for (g, s) in [(6, -12), (6, 18), (8, -20), (5, 50), (12, -28), (32, 32), (1, 63), (2, -10)] {
+            for rows in [8, 9, 31, 1000] {
+                check(rows_shuffle64, rows, g, s);
+            }
+        }
+    }
+}
