@@ -59,7 +59,7 @@ fn one_case_from_flags_reports_consistent_figures() {
     assert!((roofline - want).abs() <= 1e-9 * want, "{roofline} vs {want}");
     assert!(["memcpy 1t", "copy all", "stream 1t", "stream all"].contains(&l["copy"].as_str().unwrap()), "{l}");
     assert!(stderr(&o).contains("[1/1] doc"), "progress on stderr: {}", stderr(&o));
-    // The machine line names the SIMD kernels this CPU runs (speed and some kernel choices depend on them).
+    // The machine line names the SIMD kernels this CPU runs (the speed of some kernels depends on them).
     let kernels = ["; portable kernels", "; avx2 kernels", "; avx2 + avx512vbmi kernels"];
     assert!(kernels.iter().any(|k| stderr(&o).contains(k)), "machine line: {}", stderr(&o));
 }

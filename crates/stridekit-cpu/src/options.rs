@@ -111,8 +111,8 @@ impl ExecOptions {
     }
 
     /// The SIMD kernels copies run with these options on this CPU, as detected at run time: `"portable"` (no SIMD,
-    /// or [`simd`](Self::simd) off), `"avx2"`, or `"avx2 + avx512vbmi"` (the table kernel's 64-byte passes too).
-    /// Reports name it because speed, and for some shapes the kernel chosen, depend on it.
+    /// or [`simd`](Self::simd) off), `"avx2"`, or `"avx2 + avx512vbmi"` (the table kernel's 64-byte passes and the
+    /// short-row kernel's 64-byte permute too). Reports name it because the speed of those kernels depends on it.
     pub fn simd_kernels(&self) -> &'static str {
         crate::kernels::simd_kernels(self.simd)
     }

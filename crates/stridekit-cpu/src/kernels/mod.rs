@@ -38,7 +38,8 @@ enum Simd {
 }
 
 /// Whether this CPU has the AVX-512 byte permutes (`avx512f`, `avx512bw`, `avx512vbmi`) that the 64-byte table
-/// passes ([`crate::table::Chunks64`]) use; detected at run time (and never under Miri, which does not run them).
+/// passes ([`crate::table::Chunks64`]) and the short-row kernel's 64-byte permute use; detected at run time (and
+/// never under Miri, which does not run them).
 pub(crate) fn wide_permutes() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
@@ -65,7 +66,7 @@ pub(crate) fn simd_kernels(simd: bool) -> &'static str {
 struct Ctx {
     esize: usize,
     simd: Simd,
-    /// AVX-512 VBMI is available too ([`wide_permutes`]): the 64-byte table passes may run.
+    /// AVX-512 VBMI is available too ([`wide_permutes`]): the 64-byte table passes and row permutes may run.
     vbmi: bool,
     /// Use non-temporal stores.
     nt: bool,

@@ -1,9 +1,9 @@
 //! The x86 forms of a table pass: the shuffle form (per 16 destination bytes, one unaligned 16-byte load and one
 //! `pshufb` per source window, OR-ed, and one unaligned store; see [`Chunks`]), its 64-byte twin on AVX-512 VBMI
 //! (per 64 destination bytes, one 64-byte load and one `vpermb` merged under a byte mask per window; [`Chunks64`],
-//! [`table_chunks64`]: the only AVX-512 code, behind its own run-time detection), the row shuffle (one row of at most
-//! 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per offset, transposed in
-//! registers; [`table_tiles`]), and the prefetch of a pass's lines.
+//! [`table_chunks64`]; AVX-512 code, like `rows.rs`' `rows_shuffle64`, behind its own run-time detection), the row
+//! shuffle (one row of at most 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per
+//! offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
 use super::prefetch::prefetch_bytes;
 use crate::kernels::Elem;
