@@ -326,6 +326,21 @@ fn short_runs_within_64_bytes_of_each_other() {
 }
 
 #[test]
+fn short_runs_from_overlapping_input_strides() {
+    // Rows of g bytes one or a few bytes apart (input strides that overlap: a window sliding over a row), into
+    // packed rows: in the source every run lies within a shuffle window of the next, but their destination bytes do
+    // not fit one store (15-byte runs 1 apart once panicked: 30 mask bytes for a 16-byte shuffle).
+    let rows: u32 = if cfg!(miri) { 16 } else { 1000 };
+    for g in [3, 8, 15, 17, 33, 40, 63] {
+        for step in [1, 3] {
+            let input = [rows, g];
+            case(DataType::Uint8, &input, Some(&[step, 1]), &[0, 0], &input, &[1, 1], &input, None);
+            case(DataType::Uint8, &input, Some(&[step, 1]), &[0, 0], &input, &[-1, 1], &input, None);
+        }
+    }
+}
+
+#[test]
 fn small_runs_through_tables() {
     // Gathers, reversed runs and broadcast elements of 2-8 elements under many rows (several table passes and a
     // partial one; long enough for the streaming stage), rows forwards and backwards, into contiguous and padded

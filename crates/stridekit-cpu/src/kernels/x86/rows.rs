@@ -6,11 +6,20 @@
 
 use std::arch::x86_64::*;
 
-/// Whether [`rows_shuffle`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 16-byte window, and
-/// there are enough runs for a block. Checked before the call, which cannot be inlined (its target feature).
+/// Whether [`rows_shuffle`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 16-byte window, both
+/// in the source and in the destination (runs that overlap in the source, from overlapping input strides, can lie
+/// within 16 source bytes while their destination bytes do not fit 16), and there are enough runs for a block.
+/// Checked before the call, which cannot be inlined (its target feature).
 #[inline]
 pub(crate) fn rows_shuffle_fits(rows: usize, g: usize, s: isize) -> bool {
-    g > 0 && s != 0 && s.unsigned_abs() + g <= 16 && rows >= 4
+    g > 0 && s != 0 && s.unsigned_abs() + g <= 16 && 2 * g <= 16 && rows >= 4
+}
+
+/// Runs per `width`-byte window of a periodic shuffle of runs of `g` bytes `step` apart: as many as lie within the
+/// window in the source and whose `g` bytes each fit the window's store in the destination.
+#[inline]
+fn runs_per_window(width: usize, g: usize, step: usize) -> usize {
+    ((width - g) / step + 1).min(width / g)
 }
 
 /// Copies `rows` runs of `g` bytes from `src + r * s` to the contiguous `dst + r * g`. Returns `false`, having
@@ -24,8 +33,8 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
         return false;
     }
     let step = s.unsigned_abs();
-    // Runs per window: the `p` runs span (p - 1) |s| + g <= 16 bytes.
-    let p = (16 - g) / step + 1;
+    // Runs per window: the `p` runs span (p - 1) |s| + g <= 16 source bytes and p g <= 16 destination bytes.
+    let p = runs_per_window(16, g, step);
     // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run i's
     // last byte (s < 0, its runs lie below it). `shift` is where run i starts inside the window.
     let shift = if s > 0 { 0 } else { 16 - g };
@@ -83,15 +92,15 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
     true
 }
 
-/// Whether [`rows_shuffle64`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 64-byte window, and
-/// there are enough runs for a block.
+/// Whether [`rows_shuffle64`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 64-byte window in the
+/// source and in the destination (as for [`rows_shuffle_fits`]), and there are enough runs for a block.
 #[inline]
 pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
-    g > 0 && s != 0 && s.unsigned_abs() + g <= 64 && rows >= 8
+    g > 0 && s != 0 && s.unsigned_abs() + g <= 64 && 2 * g <= 64 && rows >= 8
 }
 
 /// [`rows_shuffle`] with 64-byte windows and `vpermb` (AVX-512 VBMI): `p` runs per window, where `(p - 1) |s| + g
-/// <= 64`. 6-byte runs 12 bytes apart are five runs (30 bytes) per load, permute and store, where the row loop moves
+/// <= 64` and `p g <= 64`. 6-byte runs 12 bytes apart are five runs (30 bytes) per load, permute and store, where the row loop moves
 /// each run with two overlapping 4-byte moves. Returns `false`, having written nothing, when
 /// [`rows_shuffle64_fits`] does not hold.
 ///
@@ -104,7 +113,7 @@ pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g
         return false;
     }
     let step = s.unsigned_abs();
-    let p = (64 - g) / step + 1;
+    let p = runs_per_window(64, g, step);
     // As in `rows_shuffle`: the window of the block at run i starts at run i (s > 0) or ends with its last byte.
     let shift = if s > 0 { 0 } else { 64 - g };
     let mut index = [0u8; 64];
@@ -184,19 +193,24 @@ mod tests {
             eprintln!("no AVX2 here: the row loop runs");
             return;
         }
-        for (g, s) in [(3, -3), (2, 10), (6, 6), (1, 2)] {
+        // Runs that overlap in the source (g > |s|: overlapping input strides) too: their destination bytes, not
+        // their source span, bound the runs per window (15-byte runs 1 apart: one per 16-byte store, no shuffle).
+        for (g, s) in [(3, -3), (2, 10), (6, 6), (1, 2), (8, 1), (6, -2), (5, 3)] {
             for rows in [4, 9, 100] {
                 check(rows_shuffle, rows, g, s);
             }
         }
+        assert!(!rows_shuffle_fits(100, 15, 1) && !rows_shuffle_fits(100, 9, -4));
         if !crate::kernels::wide_permutes() {
             eprintln!("no AVX-512 VBMI here: only the 16-byte shuffle runs");
             return;
         }
-        for (g, s) in [(6, -12), (6, 18), (8, -20), (5, 50), (12, -28), (32, 32), (1, 63), (2, -10)] {
+        for (g, s) in [(6, -12), (6, 18), (8, -20), (5, 50), (12, -28), (32, 32), (1, 63), (2, -10), (32, 1), (20, -3)]
+        {
             for rows in [8, 9, 31, 1000] {
                 check(rows_shuffle64, rows, g, s);
             }
         }
+        assert!(!rows_shuffle64_fits(1000, 40, 1) && !rows_shuffle64_fits(1000, 63, -1));
     }
 }
