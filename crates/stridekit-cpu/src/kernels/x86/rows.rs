@@ -12,14 +12,84 @@ use std::arch::x86_64::*;
 /// Checked before the call, which cannot be inlined (its target feature).
 #[inline]
 pub(crate) fn rows_shuffle_fits(rows: usize, g: usize, s: isize) -> bool {
-    g > 0 && s != 0 && s.unsigned_abs() + g <= 16 && 2 * g <= 16 && rows >= 4
+    fits::<16>(rows, g, s, 4)
 }
 
-/// Runs per `width`-byte window of a periodic shuffle of runs of `g` bytes `step` apart: as many as lie within the
-/// window in the source and whose `g` bytes each fit the window's store in the destination.
+/// Whether [`rows_shuffle64`] takes `rows` runs of `g` bytes `s` apart: as [`rows_shuffle_fits`], with 64-byte
+/// windows.
 #[inline]
-fn runs_per_window(width: usize, g: usize, step: usize) -> usize {
-    ((width - g) / step + 1).min(width / g)
+pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
+    fits::<64>(rows, g, s, 8)
+}
+
+/// At least two runs per `W`-byte window, in the source and in the destination, and at least `min_rows` runs.
+#[inline]
+fn fits<const W: usize>(rows: usize, g: usize, s: isize, min_rows: usize) -> bool {
+    g > 0 && s != 0 && s.unsigned_abs() + g <= W && 2 * g <= W && rows >= min_rows
+}
+
+/// The numbers of a periodic shuffle with `W`-byte windows, computed in safe code before any byte moves.
+struct Periodic<const W: usize> {
+    /// Byte `k` of a window's store is byte `index[k]` of its window.
+    index: [u8; W],
+    /// How many blocks (of `p` runs each) the vector loop takes; the runs after them are copied one by one.
+    blocks: usize,
+    /// Runs per block.
+    p: usize,
+    /// Where run 0 starts inside block 0's window.
+    shift: usize,
+}
+
+impl<const W: usize> Periodic<W> {
+    /// The shuffle for `rows` runs of `g` bytes `s` apart (for which [`fits`] holds).
+    fn new(rows: usize, g: usize, s: isize) -> Periodic<W> {
+        // Runs per window: the `p` runs span (p - 1) |s| + g <= W source bytes and p g <= W destination bytes.
+        let p = ((W - g) / s.unsigned_abs() + 1).min(W / g);
+        // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run
+        // i's last byte (s < 0, its runs lie below it). `shift` is where run i starts inside the window.
+        let shift = if s > 0 { 0 } else { W - g };
+        // Built per call (per row of pixels), so without a division per byte: 32 divisions by the variable `g`
+        // cost more than the shuffles of a 1 KiB row (a flip of 384 RGB pixels ran at a third of the speed of the
+        // same loop with the mask built once).
+        let mut index = [0u8; W];
+        let mut j = 0;
+        for q in 0..p as isize {
+            for b in 0..g as isize {
+                index[j] = (shift as isize + q * s + b) as u8;
+                j += 1;
+            }
+        }
+        // The caller's source range, relative to run 0: [lo, hi).
+        let span = (rows as isize - 1) * s;
+        let (lo, hi) = (span.min(0), span.max(0) + g as isize);
+        // Block b (runs b p .. b p + p) needs its window inside the source range and its W-byte store inside the
+        // destination. Both tests are monotone in b (the windows move one way, the stores forwards), so the blocks
+        // that pass are a prefix: counted once, then a loop without tests (the tests in the loop cost two thirds of
+        // its speed: a flip of 384 RGB pixels per row, 7.8 -> 24 GB/s).
+        let inside = |b: usize| {
+            let i = b * p;
+            let window = i as isize * s - shift as isize;
+            i + p <= rows && window >= lo && window + W as isize <= hi && i * g + W <= rows * g
+        };
+        let mut blocks = rows / p;
+        while blocks > 0 && !inside(blocks - 1) {
+            blocks -= 1;
+        }
+        debug_assert!((0..blocks).all(inside));
+        Periodic { index, blocks, p, shift }
+    }
+}
+
+/// Copies runs `first .. rows` of `g` bytes from `src + r * s` to `dst + r * g`, one by one (a shuffle's tail).
+///
+/// # Safety
+/// Those runs are readable and their destination bytes writable; no overlap.
+#[inline]
+unsafe fn runs_from(first: usize, src: *const u8, dst: *mut u8, rows: usize, g: usize, s: isize) {
+    for r in first..rows {
+        // SAFETY: run r < rows of the caller's ranges.
+        unsafe { std::ptr::copy_nonoverlapping(src.offset(r as isize * s), dst.add(r * g), g) };
+    }
 }
 
 /// Copies `rows` runs of `g` bytes from `src + r * s` to the contiguous `dst + r * g`. Returns `false`, having
@@ -32,54 +102,17 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
     if !rows_shuffle_fits(rows, g, s) {
         return false;
     }
-    let step = s.unsigned_abs();
-    // Runs per window: the `p` runs span (p - 1) |s| + g <= 16 source bytes and p g <= 16 destination bytes.
-    let p = runs_per_window(16, g, step);
-    // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run i's
-    // last byte (s < 0, its runs lie below it). `shift` is where run i starts inside the window.
-    let shift = if s > 0 { 0 } else { 16 - g };
-    // Built per call (per row of pixels), so without a division per byte: 32 divisions by the variable `g` cost
-    // more than the shuffles of a 1 KiB row (a flip of 384 RGB pixels ran at a third of the speed of the same loop
-    // with the mask built once).
-    let mut mask = [0u8; 16];
-    let mut j = 0;
-    for q in 0..p as isize {
-        for b in 0..g as isize {
-            mask[j] = (shift as isize + q * s + b) as u8;
-            j += 1;
-        }
-    }
-    // SAFETY: `mask` is 16 bytes.
-    let mask = unsafe { _mm_loadu_si128(mask.as_ptr().cast()) };
-    // The caller's source range, relative to run 0: [lo, hi).
-    let span = (rows as isize - 1) * s;
-    let (lo, hi) = (span.min(0), span.max(0) + g as isize);
-    let one = |r: usize| {
-        // SAFETY: run r < rows of the caller's ranges.
-        unsafe { std::ptr::copy_nonoverlapping(src.offset(r as isize * s), dst.add(r * g), g) };
-    };
-    // Block b (runs b p .. b p + p) needs its window inside the source range and its 16-byte store inside the
-    // destination. Both tests are monotone in b (the windows move one way, the stores forwards), so the blocks that
-    // pass are a prefix: counted once, then a loop without tests (the tests in the loop cost two thirds of its
-    // speed: a flip of 384 RGB pixels per row, 7.8 -> 24 GB/s).
-    let fits = |b: usize| {
-        let i = b * p;
-        let window = i as isize * s - shift as isize;
-        i + p <= rows && window >= lo && window + 16 <= hi && i * g + 16 <= rows * g
-    };
-    let mut blocks = rows / p;
-    while blocks > 0 && !fits(blocks - 1) {
-        blocks -= 1;
-    }
-    debug_assert!((0..blocks).all(fits));
-    let (stride_src, stride_dst) = (p as isize * s, p * g);
+    let plan = Periodic::<16>::new(rows, g, s);
+    // SAFETY: the index is 16 bytes.
+    let mask = unsafe { _mm_loadu_si128(plan.index.as_ptr().cast()) };
+    let (stride_src, stride_dst) = (plan.p as isize * s, plan.p * g);
     // Block 0's window (run 0's position minus the shift); each later block moves by p runs.
-    let mut from = src.wrapping_offset(-(shift as isize));
+    let mut from = src.wrapping_offset(-(plan.shift as isize));
     let mut to = dst;
-    for _ in 0..blocks {
-        // SAFETY: `fits` holds for every block below `blocks` (monotone, tested at the last one): the 16-byte
-        // window lies in the caller's source range and the 16-byte store in the destination's rows * g bytes; its
-        // bytes past the block's runs belong to later runs, written after it in rising order.
+    for _ in 0..plan.blocks {
+        // SAFETY: every block below `plan.blocks` passed `Periodic::new`'s test: the 16-byte window lies in the
+        // caller's source range and the 16-byte store in the destination's rows * g bytes; its bytes past the
+        // block's runs belong to later runs, written after it in rising order.
         unsafe {
             let v = _mm_loadu_si128(from.cast());
             _mm_storeu_si128(to.cast(), _mm_shuffle_epi8(v, mask));
@@ -87,22 +120,14 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
         from = from.wrapping_offset(stride_src);
         to = to.wrapping_add(stride_dst);
     }
-    let i = blocks * p;
-    (i..rows).for_each(one);
+    // SAFETY: the runs after the blocks, of the caller's ranges.
+    unsafe { runs_from(plan.blocks * plan.p, src, dst, rows, g, s) };
     true
 }
 
-/// Whether [`rows_shuffle64`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 64-byte window in the
-/// source and in the destination (as for [`rows_shuffle_fits`]), and there are enough runs for a block.
-#[inline]
-pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
-    g > 0 && s != 0 && s.unsigned_abs() + g <= 64 && 2 * g <= 64 && rows >= 8
-}
-
-/// [`rows_shuffle`] with 64-byte windows and `vpermb` (AVX-512 VBMI): `p` runs per window, where `(p - 1) |s| + g
-/// <= 64` and `p g <= 64`. 6-byte runs 12 bytes apart are five runs (30 bytes) per load, permute and store, where the row loop moves
-/// each run with two overlapping 4-byte moves. Returns `false`, having written nothing, when
-/// [`rows_shuffle64_fits`] does not hold.
+/// [`rows_shuffle`] with 64-byte windows and `vpermb` (AVX-512 VBMI). 6-byte runs 12 bytes apart are five runs (30
+/// bytes) per load, permute and store, where the row loop moves each run with two overlapping 4-byte moves. Returns
+/// `false`, having written nothing, when [`rows_shuffle64_fits`] does not hold.
 ///
 /// # Safety
 /// AVX-512 F, BW and VBMI are available; every source run is readable and the `rows * g` destination bytes
@@ -112,39 +137,14 @@ pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g
     if !rows_shuffle64_fits(rows, g, s) {
         return false;
     }
-    let step = s.unsigned_abs();
-    let p = runs_per_window(64, g, step);
-    // As in `rows_shuffle`: the window of the block at run i starts at run i (s > 0) or ends with its last byte.
-    let shift = if s > 0 { 0 } else { 64 - g };
-    let mut index = [0u8; 64];
-    let mut j = 0;
-    for q in 0..p as isize {
-        for b in 0..g as isize {
-            index[j] = (shift as isize + q * s + b) as u8;
-            j += 1;
-        }
-    }
-    // SAFETY: `index` is 64 bytes.
-    let index = unsafe { _mm512_loadu_si512(index.as_ptr().cast()) };
-    let span = (rows as isize - 1) * s;
-    let (lo, hi) = (span.min(0), span.max(0) + g as isize);
-    let fits = |b: usize| {
-        let i = b * p;
-        let window = i as isize * s - shift as isize;
-        i + p <= rows && window >= lo && window + 64 <= hi && i * g + 64 <= rows * g
-    };
-    let mut blocks = rows / p;
-    while blocks > 0 && !fits(blocks - 1) {
-        blocks -= 1;
-    }
-    debug_assert!((0..blocks).all(fits));
-    let (stride_src, stride_dst) = (p as isize * s, p * g);
-    let mut from = src.wrapping_offset(-(shift as isize));
+    let plan = Periodic::<64>::new(rows, g, s);
+    // SAFETY: the index is 64 bytes.
+    let index = unsafe { _mm512_loadu_si512(plan.index.as_ptr().cast()) };
+    let (stride_src, stride_dst) = (plan.p as isize * s, plan.p * g);
+    let mut from = src.wrapping_offset(-(plan.shift as isize));
     let mut to = dst;
-    for _ in 0..blocks {
-        // SAFETY: `fits` holds for every block below `blocks` (monotone, tested at the last one): the 64-byte
-        // window lies in the caller's source range and the 64-byte store in the destination's rows * g bytes; its
-        // bytes past the block's runs belong to later runs, written after it in rising order.
+    for _ in 0..plan.blocks {
+        // SAFETY: as in `rows_shuffle`, with 64-byte windows and stores.
         unsafe {
             let v = _mm512_loadu_si512(from.cast());
             _mm512_storeu_si512(to.cast(), _mm512_permutexvar_epi8(index, v));
@@ -152,10 +152,8 @@ pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g
         from = from.wrapping_offset(stride_src);
         to = to.wrapping_add(stride_dst);
     }
-    for r in blocks * p..rows {
-        // SAFETY: run r < rows of the caller's ranges.
-        unsafe { std::ptr::copy_nonoverlapping(src.offset(r as isize * s), dst.add(r * g), g) };
-    }
+    // SAFETY: the runs after the blocks, of the caller's ranges.
+    unsafe { runs_from(plan.blocks * plan.p, src, dst, rows, g, s) };
     true
 }
 
