@@ -1,9 +1,9 @@
 //! Proptest strategies for Slice1 descriptions with input bytes.
 //!
 //! [`slice1_case`] produces **valid** cases: ranks 1..=8, every byte-sized data type (element sizes 1, 2, 4, 8),
-//! packed, padded, permuted and broadcast (stride 0) input layouts, packed or padded-and-permuted output layouts
-//! (never overlapping, D1), windows with offsets, signed strides (negative, |stride| > 1) and output sizes at or
-//! below the maximum the window allows. One "long" dimension reaches 96 output elements so that SIMD runs and
+//! packed, padded, permuted, broadcast (stride 0) and overlapping (one stride shrunk) input layouts, packed or
+//! padded-and-permuted output layouts (never overlapping, D1), windows with offsets, signed strides (negative,
+//! |stride| > 1) and output sizes at or below the maximum the window allows. One "long" dimension reaches 96 output elements so that SIMD runs and
 //! block kernels see full vectors; the rest stay small, and the physical element counts of both tensors are kept at
 //! or below a budget (4096 by default) by collapsing dimensions to size 1.
 //!
@@ -117,6 +117,10 @@ struct Layouts {
     output_perm: Vec<usize>,
     extra_in_bytes: u64,
     extra_out_bytes: u64,
+    /// Input rows that overlap: the stride of dimension `.0 % rank` (when not 0) divided by `.1`, so that its steps
+    /// reread the bytes of the dimensions inside it (sliding windows; sizes `[1000, 15]` with strides `[1, 1]`).
+    /// Only outputs must not overlap (D1); such inputs once overflowed a shuffle mask in the short-row kernel.
+    overlap: Option<(usize, u32)>,
     seed: u64,
 }
 
@@ -129,10 +133,18 @@ fn layouts(rank: usize) -> impl Strategy<Value = Layouts> {
         perm,
         prop_oneof![3 => Just(0u64), 1 => (1..=3u64).prop_map(|k| 4 * k)],
         prop_oneof![3 => Just(0u64), 1 => (1..=3u64).prop_map(|k| 4 * k)],
-        any::<u64>(),
+        (prop_oneof![3 => Just(None), 1 => (0..rank, 2..=64u32).prop_map(Some)], any::<u64>()),
     )
         .prop_map(
-            |(input_explicit, input_perm, output_explicit, output_perm, extra_in_bytes, extra_out_bytes, seed)| {
+            |(
+                input_explicit,
+                input_perm,
+                output_explicit,
+                output_perm,
+                extra_in_bytes,
+                extra_out_bytes,
+                (overlap, seed),
+            )| {
                 Layouts {
                     input_explicit,
                     input_perm,
@@ -140,6 +152,7 @@ fn layouts(rank: usize) -> impl Strategy<Value = Layouts> {
                     output_perm,
                     extra_in_bytes,
                     extra_out_bytes,
+                    overlap,
                     seed,
                 }
             },
@@ -197,6 +210,12 @@ fn build(dt: DataType, mut dims: Vec<DimSpec>, long: (usize, u32, u32), l: Layou
             if d.broadcast {
                 s[i] = 0;
             }
+        }
+        // Shrinking a stride only shortens the extent, so the budget still holds.
+        if let Some((i, k)) = l.overlap
+            && s[i % rank] > 0
+        {
+            s[i % rank] = (s[i % rank] / k).max(1);
         }
         s
     });
@@ -314,6 +333,34 @@ pub fn near_invalid_slice1_case() -> impl Strategy<Value = (Slice1Case, Breakage
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::strategy::ValueTree;
+    use proptest::test_runner::TestRunner;
+
+    /// Whether two distinct in-bounds index vectors of the input address the same element.
+    fn input_overlaps(d: &BufferTensorDesc) -> bool {
+        let Some(strides) = &d.strides else { return false };
+        let mut seen = std::collections::HashSet::new();
+        let mut coords = vec![0u32; d.sizes.len()];
+        loop {
+            let at: u64 = coords.iter().zip(strides).map(|(&c, &s)| u64::from(c) * u64::from(s)).sum();
+            let broadcast = coords.iter().zip(strides).any(|(&c, &s)| c > 0 && s == 0);
+            if !broadcast && !seen.insert(at) {
+                return true;
+            }
+            let Some(i) = (0..coords.len()).rev().find(|&i| coords[i] + 1 < d.sizes[i]) else { return false };
+            coords[i] += 1;
+            coords[i + 1..].iter_mut().for_each(|c| *c = 0);
+        }
+    }
+
+    #[test]
+    fn some_inputs_overlap_beyond_broadcast() {
+        let mut runner = TestRunner::deterministic();
+        let strategy = slice1_case_with(4, 512);
+        let overlapping =
+            (0..400).filter(|_| input_overlaps(&strategy.new_tree(&mut runner).unwrap().current().desc.input)).count();
+        assert!(overlapping >= 10, "{overlapping} of 400 cases read overlapping input rows");
+    }
 
     proptest! {
         #![proptest_config(ProptestConfig {
