@@ -3,9 +3,9 @@
 //! [`slice1_case`] produces **valid** cases: ranks 1..=8, every byte-sized data type (element sizes 1, 2, 4, 8),
 //! packed, padded, permuted, broadcast (stride 0) and overlapping (one stride shrunk) input layouts, packed or
 //! padded-and-permuted output layouts (never overlapping, D1), windows with offsets, signed strides (negative,
-//! |stride| > 1) and output sizes at or below the maximum the window allows. One "long" dimension reaches 96 output elements so that SIMD runs and
-//! block kernels see full vectors; the rest stay small, and the physical element counts of both tensors are kept at
-//! or below a budget (4096 by default) by collapsing dimensions to size 1.
+//! |stride| > 1) and output sizes at or below the maximum the window allows. One "long" dimension reaches 96 output
+//! elements so that SIMD runs and block kernels see full vectors; the rest stay small, and the physical element
+//! counts of both tensors are kept at or below a budget (4096 by default) by collapsing dimensions to size 1.
 //!
 //! [`near_invalid_slice1_case`] takes a valid case and breaks exactly one rule.
 
