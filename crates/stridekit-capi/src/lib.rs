@@ -49,7 +49,8 @@
 //!   threads at once with distinct outputs. Copies that move at least 2 MiB (output bytes written plus
 //!   input bytes read, `ExecOptions::parallel_min_bytes`, the CPU backend's default) use Rayon's global pool; smaller
 //!   ones run on the calling thread.
-//! - **Speed**: `skExecuteOperator` allocates nothing and re-checks only the arguments and the bindings (R-BIND-1
+//! - **Speed**: `skExecuteOperator` allocates nothing on one thread (a copy split over threads makes two small
+//!   allocations, the shared claim counter and the pool's job: `stridekit-cpu`'s `kernels/split.rs`) and re-checks only the arguments and the bindings (R-BIND-1
 //!   with the model's `Binding::check`, then `PreparedSlice1::execute_raw` over the raw buffers); the panic boundary (`catch_unwind`) costs nothing on the success path. The
 //!   library is built as `cdylib` + `staticlib` only: with an `rlib` crate type as well, Cargo builds the C
 //!   libraries without link-time optimisation, the calls into `stridekit-cpu` and the model's binding check are not
