@@ -46,9 +46,9 @@
 //! - **Counts**: a `DimensionCount` above 8 is never valid and its array is not read (see the `read` module);
 //!   reading is bounded to 8 values per array and nothing is allocated from a caller's count.
 //! - **Threading**: `SK_OPERATOR` is immutable after creation and `Send + Sync`; `skExecuteOperator` may run on many
-//!   threads at once with distinct outputs. Copies that move at least 2 MiB (output bytes written plus
-//!   input bytes read, `ExecOptions::parallel_min_bytes`, the CPU backend's default) use Rayon's global pool; smaller
-//!   ones run on the calling thread.
+//!   threads at once with distinct outputs. Copies that move at least 512 KiB (output bytes written plus
+//!   input bytes read, 1 MiB for plain copies: `ExecOptions::parallel_min_bytes`, the CPU backend's default) run on
+//!   the calling thread and Rayon's global pool; smaller ones on the calling thread only.
 //! - **Speed**: `skExecuteOperator` allocates nothing on one thread (a copy split over threads makes two small
 //!   allocations, the shared claim counter and the pool's job: `stridekit-cpu`'s `kernels/split.rs`) and re-checks only the arguments and the bindings (R-BIND-1
 //!   with the model's `Binding::check`, then `PreparedSlice1::execute_raw` over the raw buffers); the panic boundary (`catch_unwind`) costs nothing on the success path. The

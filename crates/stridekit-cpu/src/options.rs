@@ -8,7 +8,8 @@ pub struct ExecOptions {
     /// thread only. The output is split into this many disjoint parts.
     pub threads: usize,
     /// Copies that move fewer bytes than this (the output bytes they write plus the input bytes they read, as for
-    /// [`non_temporal_min_bytes`](Self::non_temporal_min_bytes)) run on one thread.
+    /// [`non_temporal_min_bytes`](Self::non_temporal_min_bytes)) run on one thread; bulk copies (contiguous runs on
+    /// both sides, the `copy` kernel) from twice this, since they move their bytes fastest.
     pub parallel_min_bytes: usize,
     /// Copies that move at least this many bytes (the input bytes they read plus the output bytes they write) use
     /// non-temporal (streaming) stores where the kernel has them, so that a copy that does not fit the last-level
@@ -27,18 +28,23 @@ pub struct ExecOptions {
     pub reuse_tile_bytes: usize,
 }
 
-/// The default of [`ExecOptions::parallel_min_bytes`]: 2 MiB moved (written plus read), below which a second thread
-/// costs more than it saves. The split is decided on the bytes moved, not on the output alone: a gather that reads a
-/// line for every 5 bytes it writes, or a transpose that reads lines from hundreds of rows, takes as long as a copy
-/// of all those lines. On the fourth development machine (2 vCPUs of an Intel Xeon, family 6 model 167 as the VM
-/// reports it, AVX-512, 2 MiB of L2 per core, 105 MiB L3), the 200 cases of `stridekit bench --sweep 200 --seed 1
-/// --sweep-max-bytes 64M` ran at a geometric mean of 0.482 of the roofline with the previous rule (4 MiB of
-/// output), and at 0.527 / 0.508 / 0.489 with 2 / 4 / 8 MiB moved (two alternating rounds each, 2026-11-26): the
-/// cache class (outputs up to 4 MiB) went from 0.40 to 0.48, the cases moving 2-8 MiB 1.3-1.5x, and the cases
-/// moving less than 2 MiB did not lose. Waking a pool thread is not free, and costs more on some machines: on the
-/// first development machine (an AMD EPYC under KVM) outputs of 1-2 MiB ran at 0.26 of the roofline split and 0.37
-/// on one thread (2026-11-25), which is why the rule then was 4 MiB of output.
-pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 2 << 20;
+/// The default of [`ExecOptions::parallel_min_bytes`]: 512 KiB moved (written plus read; 1 MiB for bulk copies),
+/// below which a second thread costs more than it saves. The split is decided on the bytes moved, not on the output
+/// alone: a gather that reads a line for every 5 bytes it writes, or a transpose that reads lines from hundreds of
+/// rows, takes as long as a copy of all those lines.
+///
+/// On the sixth development machine (2 vCPUs of an AMD EPYC under KVM, Zen 3, 32 MiB L3), once the caller no longer
+/// waited for a sleeping pool thread to start (the claimed parts of `kernels/split.rs`), the cases of `stridekit
+/// bench --sweep 200 --seed 1 --sweep-max-bytes 64M` moving 1-2 MiB ran in 0.30-0.81 of their one-thread time on two
+/// threads (19 cases; one at 1.17), and those moving 0.5-1 MiB in 0.54-0.95, except five plain copies of 0.5-0.9
+/// MiB at 1.00-1.14 (tens of microseconds, where a split gains nothing): two alternating rounds each, corrected for
+/// the drift of the other cases (2026-11-26).
+///
+/// History: with `rayon::join` of halves, whose caller sleeps until a pool thread has woken, the threshold had to be
+/// higher. On the fourth development machine (2 vCPUs of an Intel Xeon, AVX-512, 105 MiB L3) the sweep ran at 0.527
+/// / 0.508 / 0.489 of the roofline with 2 / 4 / 8 MiB moved, and 0.482 with the rule before (4 MiB of output); on
+/// the first (an AMD EPYC under KVM) outputs of 1-2 MiB ran at 0.26 of the roofline split and 0.37 on one thread.
+pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 512 << 10;
 /// The most [`ExecOptions::non_temporal_min_bytes`] defaults to, and its value when the last-level cache size
 /// cannot be detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of
 /// room: on a server it is shared by every core of the socket, and on a virtual machine by other tenants. The second

@@ -577,13 +577,14 @@ mod tests {
         let options = ExecOptions { non_temporal_min_bytes: 8192, ..ExecOptions::default() };
         let streams = |p: &Slice1Plan| Program::compile(p, &options).unwrap().streaming;
         assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
-        // The thread split is decided on the same bytes: the gather writes 4 KiB but moves 12 KiB.
-        let options = ExecOptions { threads: 2, parallel_min_bytes: 8192, ..ExecOptions::default() };
+        // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
+        // moves 12 KiB.
+        let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };
         let parts = |p: &Slice1Plan, options: &ExecOptions| {
             crate::kernels::threads(&crate::kernels::check(Program::compile(p, options).unwrap()).unwrap(), options)
         };
         assert_eq!((parts(&copy, &options), parts(&gather, &options), parts(&broadcast, &options)), (2, 2, 1));
-        let options = ExecOptions { parallel_min_bytes: 8193, ..options };
+        let options = ExecOptions { parallel_min_bytes: 4097, ..options };
         assert_eq!((parts(&copy, &options), parts(&gather, &options)), (1, 2));
     }
 }

@@ -121,9 +121,14 @@ pub(crate) unsafe fn execute_raw(
 }
 
 /// How many parts (threads) the program `p` is split into: every thread of `options` when it moves at least
-/// `parallel_min_bytes` (written plus read, [`Program::moved_bytes`]), otherwise one.
+/// `parallel_min_bytes` (written plus read, [`Program::moved_bytes`]; twice that for a bulk copy, which moves its
+/// bytes fastest: [`ExecOptions::parallel_min_bytes`]), otherwise one.
 pub(crate) fn parts(p: &Program, options: &ExecOptions) -> usize {
-    if p.moved_bytes >= options.parallel_min_bytes { options.effective_threads() } else { 1 }
+    let min = match p.inner {
+        Inner::Copy { .. } => options.parallel_min_bytes.saturating_mul(2),
+        _ => options.parallel_min_bytes,
+    };
+    if p.moved_bytes >= min { options.effective_threads() } else { 1 }
 }
 
 /// The threads one call of `checked` runs on: 1 for a [`tiny`] copy (it skips the loops and threads), otherwise
