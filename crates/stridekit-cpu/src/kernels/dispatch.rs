@@ -3,7 +3,7 @@
 
 use super::footprint::{Bounds, Checked};
 use super::portable::{copy, fill, gather, reverse, rows, scatter, table, transpose};
-use super::split::{PARTS_PER_THREAD, Split, for_each_range};
+use super::split::{Split, for_each_range};
 use super::{Ctx, Elem, Simd, by_size};
 use crate::planner::{Dim, Inner, Program};
 use crate::table::Table;
@@ -112,7 +112,7 @@ pub(crate) unsafe fn execute_raw(
         }
         return Ok(());
     }
-    let split = Split::new(p, parts.saturating_mul(PARTS_PER_THREAD));
+    let split = Split::new(p, parts);
     for_each_range(split.parts, parts, &|lo, hi| {
         // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
         unsafe { split.run_parts(p, lo, hi, bases, ctx) }

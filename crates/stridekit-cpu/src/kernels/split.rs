@@ -12,7 +12,7 @@ use crate::planner::{Inner, Program};
 
 /// How many parts a split makes per thread: the threads claim them a few at a time (fewer as they run out), so a
 /// thread that starts late finds the rest of the work already taken instead of a half left for it.
-pub(super) const PARTS_PER_THREAD: usize = 8;
+const PARTS_PER_THREAD: usize = 8;
 
 /// Runs `f(lo, hi)` over consecutive ranges of `0 .. parts` that together cover it once: on the calling thread, and
 /// on up to `threads - 1` rayon workers that join in when they get there.
@@ -24,7 +24,8 @@ pub(super) const PARTS_PER_THREAD: usize = 8;
 /// (each a `1 / (2 threads)` share of what is left, at least one part) until none is left; a worker that wakes late
 /// claims nothing and returns without touching `f`.
 ///
-/// One allocation per call (the shared counters, which a late worker may still read after the call returns).
+/// Allocates the shared counters (an `Arc`: a late worker may still read them after the call returns) and one rayon
+/// job per other thread.
 pub(super) fn for_each_range(parts: usize, threads: usize, f: &(dyn Fn(usize, usize) + Sync)) {
     if threads <= 1 || parts <= 1 {
         f(0, parts);
@@ -153,7 +154,13 @@ pub(crate) struct Split {
 }
 
 impl Split {
-    pub(super) fn new(p: &Program, parts: usize) -> Split {
+    /// The split of `p` for `threads` threads: [`PARTS_PER_THREAD`] parts per thread where the program has that many.
+    pub(super) fn new(p: &Program, threads: usize) -> Split {
+        // A replicated outermost loop is split once per thread and alone: each part runs its first step and copies
+        // the block to its other steps (`run_parts`), so every further part, like a flattened prefix of several
+        // loops, would run the inner kernel again instead of copying.
+        let replicated = p.reuse_tile.is_none() && p.outer.first().is_some_and(|d| d.replicate);
+        let parts = if replicated { threads } else { threads.saturating_mul(PARTS_PER_THREAD) };
         if let Some(tile) = p.reuse_tile {
             let total = inner_count(p.inner).0;
             let parts = parts.min(total.div_ceil(tile.max(1))).max(1);
@@ -166,7 +173,7 @@ impl Split {
         }
         let mut levels = 0;
         let mut total = 1usize;
-        while levels < p.outer.len() && total < parts.saturating_mul(4) {
+        while levels < p.outer.len() && total < parts.saturating_mul(4) && !(replicated && levels == 1) {
             total = total.saturating_mul(p.outer[levels].n);
             levels += 1;
         }
@@ -301,6 +308,32 @@ mod tests {
             }
         });
         hits.into_iter().map(AtomicUsize::into_inner).collect()
+    }
+
+    #[test]
+    fn a_replicated_outer_loop_is_split_once_per_thread() {
+        use crate::ExecOptions;
+        use crate::planner::Program;
+        use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
+        let program = |in_strides: &[u32], window_strides: &[i32], out: &[u32]| {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(DataType::Float32, &[100, 128], Some(in_strides)).unwrap(),
+                output: BufferTensorDesc::packed(DataType::Float32, out).unwrap(),
+                input_window_offsets: vec![0, 0],
+                input_window_sizes: vec![100, 128],
+                input_window_strides: window_strides.to_vec(),
+            };
+            Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap()
+        };
+        // 100 rows of a stride-3 gather: 8 parts per thread.
+        let gather = program(&[128, 1], &[1, 3], &[100, 43]);
+        assert!(!gather.outer[0].replicate);
+        assert_eq!(super::Split::new(&gather, 2).parts, 16);
+        // One row of that gather broadcast 100 times: one part per thread, each replicating its first block.
+        let broadcast = program(&[0, 1], &[1, 3], &[100, 43]);
+        assert!(broadcast.outer[0].replicate);
+        let split = super::Split::new(&broadcast, 2);
+        assert_eq!((split.parts, split.levels), (2, 1));
     }
 
     #[test]
