@@ -50,13 +50,13 @@
 //!   input bytes read, 1 MiB for plain copies: `ExecOptions::parallel_min_bytes`, the CPU backend's default) run on
 //!   the calling thread and Rayon's global pool; smaller ones on the calling thread only.
 //! - **Speed**: `skExecuteOperator` allocates nothing on one thread (a copy split over threads makes two small
-//!   allocations, the shared claim counter and the pool's job: `stridekit-cpu`'s `kernels/split.rs`) and re-checks only the arguments and the bindings (R-BIND-1
-//!   with the model's `Binding::check`, then `PreparedSlice1::execute_raw` over the raw buffers); the panic boundary (`catch_unwind`) costs nothing on the success path. The
-//!   library is built as `cdylib` + `staticlib` only: with an `rlib` crate type as well, Cargo builds the C
-//!   libraries without link-time optimisation, the calls into `stridekit-cpu` and the model's binding check are not
-//!   inlined, and the 4x4 example cost ~10 ns more per call (measured with `bench/run.sh`: 43-49 ns against 33 ns).
-//!   The Rust tests of the C ABI are therefore unit tests inside the library (`src/tests/`), and the crate has no
-//!   doctests.
+//!   allocations, the shared claim counter and the pool's job: `stridekit-cpu`'s `kernels/split.rs`) and re-checks only
+//!   the arguments and the bindings (R-BIND-1 with the model's `Binding::check`, then `PreparedSlice1::execute_raw`
+//!   over the raw buffers); the panic boundary (`catch_unwind`) costs nothing on the success path. The library is built
+//!   as `cdylib` + `staticlib` only: with an `rlib` crate type as well, Cargo builds the C libraries without link-time
+//!   optimisation, the calls into `stridekit-cpu` and the model's binding check are not inlined, and the 4x4 example
+//!   cost ~10 ns more per call (measured with `bench/run.sh`: 43-49 ns against 33 ns). The Rust tests of the C ABI are
+//!   therefore unit tests inside the library (`src/tests/`), and the crate has no doctests.
 //! - **Panics** never unwind into C: every exported function runs under `catch_unwind` and reports `E_UNEXPECTED`
 //!   with the rule id `panic`.
 //! - **Unsafe code** is allowed only in the FFI modules (`ffi`, `read`, `error_info`), each block with a `SAFETY`

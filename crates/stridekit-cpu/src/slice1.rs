@@ -55,7 +55,8 @@ pub fn slice1_bound(
 
 /// A Slice1 compiled once for the CPU: the normalised copy program and the options. [`execute`](Self::execute)
 /// allocates nothing on one thread (split over threads, two small allocations: the shared claim counter and rayon's
-/// job, so that the caller never waits for a sleeping pool thread to start) and re-checks only the bound ranges. `Send + Sync`: one prepared operator can run on many threads at once, on distinct output buffers.
+/// job, so that the caller never waits for a sleeping pool thread to start) and re-checks only the bound ranges.
+/// `Send + Sync`: one prepared operator can run on many threads at once, on distinct output buffers.
 ///
 /// ```
 /// use stridekit_cpu::{ExecOptions, PreparedSlice1};

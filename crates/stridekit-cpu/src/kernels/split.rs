@@ -26,7 +26,7 @@ const PARTS_PER_THREAD: usize = 8;
 ///
 /// Allocates the shared counters (an `Arc`: a late worker may still read them after the call returns) and one rayon
 /// job per other thread.
-pub(super) fn for_each_range(parts: usize, threads: usize, f: &(dyn Fn(usize, usize) + Sync)) {
+pub(super) fn for_each_range(parts: usize, threads: usize, f: &Job<'_>) {
     if threads <= 1 || parts <= 1 {
         f(0, parts);
         return;
@@ -34,11 +34,7 @@ pub(super) fn for_each_range(parts: usize, threads: usize, f: &(dyn Fn(usize, us
     // SAFETY: only the lifetime bound of the trait object changes (same layout). `Claims::job` is called only for a
     // claimed range, every range is claimed before `Wait` below closes the counter, and `Wait` (run on return and on
     // unwinding) waits until every claimed range has finished: so no call of `job` outlives `f`'s borrow.
-    let job = unsafe {
-        std::mem::transmute::<*const (dyn Fn(usize, usize) + Sync + '_), *const (dyn Fn(usize, usize) + Sync + 'static)>(
-            f,
-        )
-    };
+    let job = unsafe { std::mem::transmute::<*const Job<'_>, *const Job<'static>>(f) };
     let claims = Arc::new(Claims { next: AtomicUsize::new(0), done: AtomicUsize::new(0), parts, threads, job });
     for _ in 1..threads.min(parts) {
         let claims = Arc::clone(&claims);
@@ -51,6 +47,9 @@ pub(super) fn for_each_range(parts: usize, threads: usize, f: &(dyn Fn(usize, us
     drop(wait);
 }
 
+/// The work of one [`for_each_range`]: runs parts `lo .. hi`.
+type Job<'a> = dyn Fn(usize, usize) + Sync + 'a;
+
 /// The shared state of one [`for_each_range`]: the next unclaimed part and the number of parts finished.
 struct Claims {
     next: AtomicUsize,
@@ -58,7 +57,7 @@ struct Claims {
     parts: usize,
     threads: usize,
     /// The caller's `f`, with its lifetime erased: valid while some range is claimed and not yet finished.
-    job: *const (dyn Fn(usize, usize) + Sync + 'static),
+    job: *const Job<'static>,
 }
 
 // SAFETY: `job` points to a `Sync` closure, called only under the protocol of `for_each_range`; the rest is atomics.
