@@ -91,14 +91,14 @@ pub(crate) unsafe fn execute_raw(
     let nt = p.streaming && simd != Simd::None;
     let vbmi = simd == Simd::Avx2 && super::wide_permutes();
     let ctx = Ctx { esize: p.esize, simd, vbmi, nt, bounds, next: next_call(p, simd) };
-    let parts = parts(p, options);
+    let threads = split_threads(p, options);
     // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
     // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.
     let src = unsafe { src.add(p.src_start) };
     // SAFETY: likewise for the output: `dst_start < dst_end <= dst_len`.
     let dst = unsafe { dst.add(p.dst_start) };
     let bases = Bases { src, dst };
-    if parts <= 1 {
+    if threads <= 1 {
         // SAFETY: the range test above covers every byte the whole program touches; the caller's contract makes
         // those element bytes valid and unshared.
         unsafe {
@@ -112,18 +112,18 @@ pub(crate) unsafe fn execute_raw(
         }
         return Ok(());
     }
-    let split = Split::new(p, parts);
-    for_each_range(split.parts, parts, &|lo, hi| {
+    let split = Split::new(p, threads);
+    for_each_range(split.parts, threads, &|lo, hi| {
         // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
         unsafe { split.run_parts(p, lo, hi, bases, ctx) }
     });
     Ok(())
 }
 
-/// How many parts (threads) the program `p` is split into: every thread of `options` when it moves at least
+/// How many threads the program `p` is split over: every thread of `options` when it moves at least
 /// `parallel_min_bytes` (written plus read, [`Program::moved_bytes`]; twice that for a bulk copy, which moves its
 /// bytes fastest: [`ExecOptions::parallel_min_bytes`]), otherwise one.
-pub(crate) fn parts(p: &Program, options: &ExecOptions) -> usize {
+pub(crate) fn split_threads(p: &Program, options: &ExecOptions) -> usize {
     let min = match p.inner {
         Inner::Copy { .. } => options.parallel_min_bytes.saturating_mul(2),
         _ => options.parallel_min_bytes,
@@ -132,9 +132,9 @@ pub(crate) fn parts(p: &Program, options: &ExecOptions) -> usize {
 }
 
 /// The threads one call of `checked` runs on: 1 for a [`tiny`] copy (it skips the loops and threads), otherwise
-/// [`parts`].
+/// [`split_threads`].
 pub(crate) fn threads(checked: &Checked, options: &ExecOptions) -> usize {
-    if tiny(&checked.program).is_some() { 1 } else { parts(&checked.program, options) }
+    if tiny(&checked.program).is_some() { 1 } else { split_threads(&checked.program, options) }
 }
 
 /// The table of a program that is a single pass of at most [`TINY_ELEMENTS`] elements (no outer loops, one row):

@@ -116,7 +116,7 @@ impl Drop for Wait<'_> {
         // Acquire: the claimed ranges' writes (and their streaming stores, fenced by each range) happen before the
         // call returns.
         while self.0.done.load(Ordering::Acquire) < claimed {
-            spins += 1;
+            spins = spins.saturating_add(1);
             if spins < 1 << 12 {
                 std::hint::spin_loop();
             } else {
