@@ -20,6 +20,10 @@
 //! ```
 //!
 //! [`Slice1Desc`]: stridekit::Slice1Desc
+//!
+//! No unsafe code: Miri (`scripts/miri.sh`) runs this crate only as the oracle of the kernel tests.
+
+#![forbid(unsafe_code)]
 
 pub mod cases;
 pub mod conformance;

@@ -81,20 +81,32 @@ pub fn slice1_reference(desc: &Slice1Desc, input: &[u8], output: &mut [u8]) -> R
             start
         })
         .collect();
-    let out_sizes = &desc.output.sizes;
+    // Plain slices and `while` loops: indexing a slice is a built-in operation, where indexing a `Vec` or stepping a
+    // range is a call. Natively the same; Miri, which runs this reference as the oracle of the kernel tests, paid
+    // for those calls on every element (7x the time: 26 s against 3.5 s for one case of 4400 elements).
+    let (in_strides, out_strides, copy_start) = (&in_strides[..], &out_strides[..], &copy_start[..]);
+    let (window_strides, out_sizes) = (&desc.input_window_strides[..], &desc.output.sizes[..]);
     let mut o = vec![0u32; rank];
+    let o = &mut o[..];
     loop {
         let mut in_elem = 0u64;
         let mut out_elem = 0u64;
-        for i in 0..rank {
-            let coord = copy_start[i] + i64::from(desc.input_window_strides[i]) * i64::from(o[i]);
+        let mut i = 0;
+        while i < rank {
+            let coord = copy_start[i] + i64::from(window_strides[i]) * i64::from(o[i]);
             // validate() guarantees 0 <= coord < input size.
             in_elem += coord as u64 * in_strides[i];
             out_elem += u64::from(o[i]) * out_strides[i];
+            i += 1;
         }
         let src = in_elem as usize * esize;
         let dst = out_elem as usize * esize;
-        output[dst..dst + esize].copy_from_slice(&input[src..src + esize]);
+        // Byte by byte rather than `copy_from_slice` of two subslices (two calls per element under Miri).
+        let mut k = 0;
+        while k < esize {
+            output[dst + k] = input[src + k];
+            k += 1;
+        }
         // Row-major odometer over the output coordinates.
         let mut dim = rank;
         loop {
