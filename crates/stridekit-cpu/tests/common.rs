@@ -72,7 +72,7 @@ pub fn cpu(name: &str) -> Option<Cpu> {
 /// The option sets of the targeted cases ([`check_against_reference`]): every set of [`option_sets`], except under
 /// Miri the threaded one. A thread's part of a split copy is a smaller call of the same kernels, and the split's own
 /// unsafe code (the shared job, the parts' bounds) runs under Miri in `kernels::split`'s unit tests, `tests/threads.rs`
-/// and the conformance suite's 2-thread module; on the targeted cases it cost a third of Miri's time.
+/// and the conformance suite's 2-thread module (on the targeted cases it was one of Miri's three runs per case).
 pub fn kernel_option_sets() -> Vec<(&'static str, ExecOptions)> {
     let mut sets = option_sets();
     if cfg!(miri) {

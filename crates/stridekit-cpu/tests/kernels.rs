@@ -17,7 +17,7 @@ fn case(
 ) {
     // Miri's first pass (scripts/miri.sh: no AVX2 at compile time, so run-time detection finds none) would only run
     // the portable kernels on these cases; its AVX2 pass runs them too, on the same cases (the portable option set
-    // of `common::option_sets`), so the first pass skips them (they were 9 of its 20 minutes).
+    // of `common::kernel_option_sets`), so the first pass skips them (they were 9 of its 20 minutes).
     if cfg!(miri) && !cfg!(target_feature = "avx2") {
         return;
     }
