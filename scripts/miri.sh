@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Runs the stridekit-cpu tests under Miri, in the reduced-size profile the tests select with cfg(miri): few proptest
 # cases, small shapes, no threaded option set on the targeted kernel cases (tests/common.rs), and none of the unit
-# tests of safe code that runs no kernel (the planner's, the tables', the options'). The model crate and the testkit
-# forbid unsafe code; the testkit runs here only as the kernel tests' oracle.
+# tests of safe code that runs no kernel (the planner's, the tables', the options': `cfg(not(miri))`, since Miri could
+# find nothing there that the ordinary test run does not, and they cost it 3 minutes per lane). The model crate and the
+# testkit forbid unsafe code; the testkit runs here only as the kernel tests' oracle.
 #
 # Two passes: the x86_64 baseline (the portable kernels; runtime detection finds no AVX2 under Miri), then with
 # AVX2 enabled at compile time so that the SIMD kernels (shuffles, permutes, streaming stores) run under Miri too.

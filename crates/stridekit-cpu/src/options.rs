@@ -155,8 +155,7 @@ fn parse_cache_size(text: &str) -> Option<usize> {
     digits.parse::<usize>().ok()?.checked_mul(unit).filter(|&b| b > 0)
 }
 
-// Safe code that runs no kernel: Miri could find nothing here that the ordinary test run does not, and these tests
-// cost it minutes (scripts/miri.sh).
+// Not under Miri: safe code that runs no kernel (scripts/miri.sh says why).
 #[cfg(all(test, not(miri)))]
 mod tests {
     use super::*;

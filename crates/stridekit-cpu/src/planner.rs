@@ -420,8 +420,7 @@ pub(crate) fn moved_bytes(copy: &stridekit::NormalizedCopy) -> u64 {
     count.saturating_mul(e).saturating_add(read)
 }
 
-// Safe code that runs no kernel: Miri could find nothing here that the ordinary test run does not, and these tests
-// cost it minutes (scripts/miri.sh).
+// Not under Miri: safe code that runs no kernel (scripts/miri.sh says why).
 #[cfg(all(test, not(miri)))]
 mod tests {
     use super::*;
