@@ -369,6 +369,35 @@ fn small_runs_through_tables() {
 }
 
 #[test]
+fn table_passes_over_far_rows_spread_their_requests() {
+    // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
+    // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third
+    // row bottom-up (rows 768 bytes apart, 8 windows per chunk; sweep1_080), and 7-byte runs of 11 rows of 17 bytes
+    // from blocks 5491 bytes apart (4 windows; sweep1_141). Enough rows for many passes and a partial one.
+    let rows: u32 = if cfg!(miri) { 40 } else { 300 };
+    case(
+        DataType::Uint8,
+        &[3 * rows + 2, 32, 8],
+        None,
+        &[0, 0, 5],
+        &[3 * rows, 32, 3],
+        &[-3, 1, 2],
+        &[rows, 32, 2],
+        Some(&[64, 1, 32]),
+    );
+    case(
+        DataType::Uint8,
+        &[rows, 17, 19, 17],
+        None,
+        &[0, 16, 0, 9],
+        &[rows, 1, 11, 7],
+        &[1; 4],
+        &[rows, 1, 11, 7],
+        None,
+    );
+}
+
+#[test]
 fn padded_rows_of_a_few_bytes_through_the_row_shuffle() {
     // Tables of one row per pass (the output rows are padded) whose row is at most 32 bytes from at most 16: a
     // gather of 5 at stride 2 (two overlapping stores), reversed pairs, one element broadcast over a row of 16 or 28

@@ -19,6 +19,7 @@ mod dispatch;
 mod footprint;
 mod portable;
 mod split;
+mod spread;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 

@@ -15,6 +15,7 @@
 use super::copy::copy_bytes;
 use crate::kernels::dispatch::replicate;
 use crate::kernels::footprint::{Footprint, HERE};
+use crate::kernels::spread::Spread;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86;
 use crate::kernels::{Ctx, Elem, Simd};
@@ -126,7 +127,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
     if contiguous && c.row_src == 0 && c.rows > c.per {
         // A broadcast row: every pass is the first one.
         // SAFETY: pass 0 is rows 0 .. per of the caller's footprint.
-        unsafe { pass::<T>(src, dst, c.per, c, t, ctx) };
+        unsafe { pass::<T>(src, dst, c.per, c, t, ctx, None) };
         // Pass 0 is `per` rows; the rows are contiguous, so the remaining whole passes and the last partial one
         // are copies of its first rows: replicate rows (blocks of one row) rather than passes.
         // SAFETY: rows 0 .. per are written; rows per .. rows are the contiguous bytes up to rows * block_bytes of
@@ -160,7 +161,6 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
             let mut done = 0;
             while done < k {
                 let j = c.per.min(k - done);
-                prefetch_pass(src, r + done + j, c, t, ctx);
                 // SAFETY: source rows r + done .. + j of the caller's footprint; the stage holds k <= per_stage
                 // rows of block_bytes, and rows done .. done + j of it are written here (contiguous stage rows).
                 unsafe {
@@ -171,6 +171,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
                         TableCall { row_dst: block_bytes as isize, ..c },
                         t,
                         Ctx { nt: false, ..ctx },
+                        next_pass(src, r + done + j, c),
                     )
                 };
                 done += j;
@@ -185,9 +186,9 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
     let mut r = 0;
     while r < c.rows {
         let k = c.per.min(c.rows - r);
-        prefetch_pass(src, r + k, c, t, ctx);
+        let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_offset(r as isize * c.row_dst));
         // SAFETY: rows r .. r + k of the caller's footprint.
-        unsafe { pass::<T>(src.offset(r as isize * c.row_src), dst.offset(r as isize * c.row_dst), k, c, t, ctx) };
+        unsafe { pass::<T>(s, d, k, c, t, ctx, next_pass(src, r + k, c)) };
         r += k;
     }
 }
@@ -212,7 +213,7 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
         let n = k * c.block;
         let offsets = &t.offsets[..n];
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
-        prefetch_pass(src, r + k, c, t, ctx);
+        requests(next_pass(src, r + k, c), t, ctx).burst();
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
@@ -239,15 +240,48 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
 /// The source span of a pass beyond which the partner tiles request their offsets ahead (an L1 data cache).
 const SPREAD_BYTES: usize = 32 << 10;
 
-/// Prefetches the source lines of the pass starting at row `r` (nothing when there is none, or the table has no
-/// prefetch lines): a hint, issued one pass ahead so that the misses of a pass overlap the work of the previous one.
+/// The source pointer of the pass starting at row `r`, if there is one: its lines are requested while the pass
+/// before it runs ([`Spread`]).
 #[inline]
-fn prefetch_pass(src: *const u8, r: usize, c: TableCall, t: &Table, ctx: Ctx) {
-    #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && r < c.rows && !t.lines.is_empty() {
-        x86::prefetch_lines(src.wrapping_offset(r as isize * c.row_src), &t.lines);
+fn next_pass(src: *const u8, r: usize, c: TableCall) -> Option<*const u8> {
+    (r < c.rows).then(|| src.wrapping_offset(r as isize * c.row_src))
+}
+
+/// The requests for the lines of the next pass (from `next`): none without a next pass or AVX2 (the portable
+/// kernels request nothing), and none when the table has no prefetch lines.
+#[inline]
+fn requests<'t>(next: Option<*const u8>, t: &'t Table, ctx: Ctx) -> Spread<'t> {
+    match next {
+        Some(p) if ctx.simd == Simd::Avx2 => Spread::new(p, &t.lines),
+        _ => Spread::none(),
     }
-    let _ = (src, r, c, t, ctx);
+}
+
+/// Rows at least this far apart, each at most this wide, are short streams of their own: too short for the
+/// hardware prefetcher to follow, so the next pass's requests are what brings their lines.
+const SHORT_STREAM_BYTES: usize = 256;
+
+/// The fewest windows per chunk for which a shuffle pass spreads its requests.
+const SPREAD_MIN_WINDOWS: usize = 4;
+
+/// The requests of a shuffle pass of `windows` windows per chunk for the next pass: spread over its chunks
+/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows,
+/// otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
+/// behind it: spread out, a stride-8 gather of u8 rows of 4 lines 768 bytes apart (8 windows per chunk, 64 lines
+/// per pass, sweep1_080) ran in 0.5-0.75 of the time, and 77-byte rows 5491 bytes apart (4 windows, sweep1_141) in
+/// 0.65-1.0 (one thread, three alternating rounds each). Elsewhere it lost: lighter chunks spend too little per step
+/// for the schedule's check (one or two windows: 1.3-2x slower, sweep1_142, sweep1_157, sweep1_045), and rows
+/// whose own lines spread over 11 KB (sweep1_186, 8 windows: 1.3-1.8x slower over five rounds) are strided
+/// streams the hardware follows, which the spread requests only crowd.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn chunks_ahead<'t>(next: Option<*const u8>, c: TableCall, windows: usize, t: &'t Table, ctx: Ctx) -> Spread<'t> {
+    let ahead = requests(next, t, ctx);
+    if c.row_src.unsigned_abs() >= SHORT_STREAM_BYTES && c.hull <= SHORT_STREAM_BYTES && windows >= SPREAD_MIN_WINDOWS {
+        return ahead;
+    }
+    ahead.burst();
+    Spread::none()
 }
 
 /// A whole copy that is one table pass of one row: `dst[i] = src[offsets[i]]`, with no loops around it.
@@ -265,12 +299,23 @@ pub(crate) unsafe fn single_pass<T: Elem>(src: *const u8, dst: *mut u8, t: &Tabl
     }
 }
 
-/// One pass of `k <= per` rows from `src` to `dst` (`dst` rows `c.row_dst` apart).
+/// One pass of `k <= per` rows from `src` to `dst` (`dst` rows `c.row_dst` apart), requesting the lines of the
+/// pass at `next` as it goes.
 ///
 /// # Safety
 /// Rows 0 .. k of the footprint of `c` from `src` and `dst` are valid.
-#[inline]
-unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t: &Table, ctx: Ctx) {
+// Always inlined into its loops, as it was before it took the next pass: out of line, its call cost 1.5-2x on
+// passes of 3 elements (sweep1_088).
+#[inline(always)]
+unsafe fn pass<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    k: usize,
+    c: TableCall,
+    t: &Table,
+    ctx: Ctx,
+    next: Option<*const u8>,
+) {
     let e = T::SIZE;
     #[cfg(target_arch = "x86_64")]
     if k == c.per
@@ -278,10 +323,11 @@ unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t:
         && (c.per == 1 || c.row_dst == (c.block * e) as isize)
         && let Some(chunks) = &t.chunks64
     {
+        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, chunks.windows, t, ctx));
         // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); a full pass with a contiguous destination of per * block
         // elements (at least 64 bytes, `consistent`), whose chunks' 64-byte windows lie in the pass interval
         // (`Chunks64`), inside the caller's footprint.
-        unsafe { x86::table_chunks64(src, dst, chunks, c.per * c.block * e) };
+        unsafe { x86::table_chunks64(src, dst, chunks, pass_bytes, ahead) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -290,9 +336,10 @@ unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t:
         && (c.per == 1 || c.row_dst == (c.block * e) as isize)
         && let Some(chunks) = &t.chunks
     {
+        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, chunks.windows, t, ctx));
         // SAFETY: AVX2 detected; a full pass with a contiguous destination of per * block elements, whose chunks'
         // windows lie in the pass interval (`Chunks`), inside the caller's footprint.
-        unsafe { x86::table_chunks(src, dst, chunks, c.per * c.block * e) };
+        unsafe { x86::table_chunks(src, dst, chunks, pass_bytes, ahead) };
         return;
     }
     let _ = (ctx, Simd::None);
@@ -300,6 +347,7 @@ unsafe fn pass<T: Elem>(src: *const u8, dst: *mut u8, k: usize, c: TableCall, t:
     // `consistent`), so a pass is one walk of its k * block offsets, without a loop per row: rows of 3-5 elements
     // spent more on the row loop than on the moves (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
     debug_assert!(k == 1 || c.row_dst == (c.block * e) as isize);
+    requests(next, t, ctx).burst();
     for (i, &o) in t.offsets[..k * c.block].iter().enumerate() {
         // SAFETY: element i of the pass's k rows: offset o lies in the pass interval (the table's invariant), inside
         // the footprint; destination element i of the contiguous rows 0 .. k (of the one row when k == 1).

@@ -8,6 +8,7 @@
 use super::prefetch::prefetch_bytes;
 use crate::kernels::Elem;
 use crate::kernels::portable::table::narrow_partner;
+use crate::kernels::spread::Spread;
 use crate::table::{Chunks, Chunks64, RowShuffle};
 use std::arch::x86_64::*;
 
@@ -17,14 +18,14 @@ use std::arch::x86_64::*;
 /// AVX2 is available; every window `[src + start, src + start + 16)` of `c` is readable (they lie in the pass
 /// interval, inside the caller's checked source range) and the `pass_bytes` bytes at `dst` are writable; no overlap.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
+pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
     // SAFETY: forwarded; each arm's `W` is `c.windows`.
     unsafe {
         match c.windows {
-            1 => chunks_with::<1>(src, dst, c, pass_bytes),
-            2 => chunks_with::<2>(src, dst, c, pass_bytes),
-            4 => chunks_with::<4>(src, dst, c, pass_bytes),
-            _ => chunks_with::<8>(src, dst, c, pass_bytes),
+            1 => chunks_with::<1>(src, dst, c, pass_bytes, ahead),
+            2 => chunks_with::<2>(src, dst, c, pass_bytes, ahead),
+            4 => chunks_with::<4>(src, dst, c, pass_bytes, ahead),
+            _ => chunks_with::<8>(src, dst, c, pass_bytes, ahead),
         }
     }
 }
@@ -34,25 +35,48 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
 /// # Safety
 /// As for [`table_chunks`], with `c.windows == W`.
 #[target_feature(enable = "avx2")]
-unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
+unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
     debug_assert_eq!(c.windows, W);
     debug_assert!(pass_bytes >= 16);
     let count = c.starts.len() / W;
     debug_assert_eq!(count, pass_bytes.div_ceil(16));
-    for (i, (starts, masks)) in c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate() {
-        let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
-        let mut acc = _mm_setzero_si128();
-        for w in 0..W {
-            // SAFETY: window w of chunk i is readable (the caller's contract); the mask is 16 bytes.
-            unsafe {
-                let v = _mm_loadu_si128(src.offset(starts[w] as isize).cast());
-                let m = _mm_loadu_si128(masks[w].as_ptr().cast());
-                acc = _mm_or_si128(acc, _mm_shuffle_epi8(v, m));
-            }
+    let at = |i: usize| if i + 1 == count { pass_bytes - 16 } else { i * 16 };
+    let chunks = c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate();
+    // Two loops, so that a pass without requests does not pay for the schedule's check.
+    if ahead.is_empty() {
+        for (i, (starts, masks)) in chunks {
+            // SAFETY: window w of chunk i is readable and at(i) + 16 <= pass_bytes (the caller's contract).
+            unsafe { chunk::<W>(src, dst.add(at(i)), starts, masks) };
         }
-        // SAFETY: at + 16 <= pass_bytes, inside the caller's destination.
-        unsafe { _mm_storeu_si128(dst.add(at).cast(), acc) };
+        return;
     }
+    let mut ahead = ahead.over(count);
+    for (i, (starts, masks)) in chunks {
+        ahead.step(i);
+        // SAFETY: as above.
+        unsafe { chunk::<W>(src, dst.add(at(i)), starts, masks) };
+    }
+}
+
+/// One chunk of [`chunks_with`]: the OR of `W` shuffled windows, stored at `dst`.
+///
+/// # Safety
+/// AVX2 is available; the 16 bytes at `src + starts[w]` are readable for every `w`, and the 16 bytes at `dst`
+/// writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn chunk<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], masks: &[[u8; 16]]) {
+    let mut acc = _mm_setzero_si128();
+    for w in 0..W {
+        // SAFETY: window w is readable (the caller's contract); the mask is 16 bytes.
+        unsafe {
+            let v = _mm_loadu_si128(src.offset(starts[w] as isize).cast());
+            let m = _mm_loadu_si128(masks[w].as_ptr().cast());
+            acc = _mm_or_si128(acc, _mm_shuffle_epi8(v, m));
+        }
+    }
+    // SAFETY: 16 writable bytes at dst (the caller's contract).
+    unsafe { _mm_storeu_si128(dst.cast(), acc) };
 }
 
 /// Writes the `pass_bytes` (>= 64) destination bytes of one full pass at `dst` from the 64-byte windows of `c` at
@@ -64,14 +88,14 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
 /// lie in the pass interval, inside the caller's checked source range) and the `pass_bytes` bytes at `dst` are
 /// writable; no overlap.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
+pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize, ahead: Spread) {
     // SAFETY: forwarded; each arm's `W` is `c.windows`.
     unsafe {
         match c.windows {
-            1 => chunks64_with::<1>(src, dst, c, pass_bytes),
-            2 => chunks64_with::<2>(src, dst, c, pass_bytes),
-            4 => chunks64_with::<4>(src, dst, c, pass_bytes),
-            _ => chunks64_with::<8>(src, dst, c, pass_bytes),
+            1 => chunks64_with::<1>(src, dst, c, pass_bytes, ahead),
+            2 => chunks64_with::<2>(src, dst, c, pass_bytes, ahead),
+            4 => chunks64_with::<4>(src, dst, c, pass_bytes, ahead),
+            _ => chunks64_with::<8>(src, dst, c, pass_bytes, ahead),
         }
     }
 }
@@ -81,14 +105,16 @@ pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, 
 /// # Safety
 /// As for [`table_chunks64`], with `c.windows == W`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
+unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize, ahead: Spread) {
     debug_assert_eq!(c.windows, W);
     debug_assert!(pass_bytes >= 64);
     let count = c.starts.len() / W;
     debug_assert_eq!(count, pass_bytes.div_ceil(64));
+    let at = |i: usize| if i + 1 == count { pass_bytes - 64 } else { i * 64 };
+    let mut ahead = ahead.over(count);
     let windows = c.starts.chunks_exact(W).zip(c.index.chunks_exact(W)).zip(c.keep.chunks_exact(W));
     for (i, ((starts, index), keep)) in windows.enumerate() {
-        let at = if i + 1 == count { pass_bytes - 64 } else { i * 64 };
+        ahead.step(i);
         let mut acc = _mm512_setzero_si512();
         for w in 0..W {
             // SAFETY: window w of chunk i is readable (the caller's contract); the index is 64 bytes.
@@ -98,8 +124,8 @@ unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks
                 acc = _mm512_mask_permutexvar_epi8(acc, keep[w], idx, v);
             }
         }
-        // SAFETY: at + 64 <= pass_bytes, inside the caller's destination.
-        unsafe { _mm512_storeu_si512(dst.add(at).cast(), acc) };
+        // SAFETY: at(i) + 64 <= pass_bytes, inside the caller's destination.
+        unsafe { _mm512_storeu_si512(dst.add(at(i)).cast(), acc) };
     }
 }
 
@@ -416,7 +442,7 @@ mod tests {
                 let mut out = vec![0u8; pass_bytes];
                 // SAFETY: AVX2 detected; the windows lie in [lo, hi) of `src` from `base` (the plan's pass
                 // interval, asserted by the builder); `out` holds the pass.
-                unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes) };
+                unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
                 assert_eq!(out, expected);
             }
             assert_eq!(plan.table.chunks64.is_some(), crate::kernels::wide_permutes());
@@ -424,7 +450,7 @@ mod tests {
                 let mut out = vec![0u8; pass_bytes];
                 // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in [lo, hi) of
                 // `src` from `base`; `out` holds the pass.
-                unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes) };
+                unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
                 assert_eq!(out, expected);
             }
         }
