@@ -29,12 +29,14 @@ impl<'a> Spread<'a> {
     }
 
     /// Whether there are no requests.
+    #[cfg(target_arch = "x86_64")]
     #[inline]
     pub(crate) fn is_empty(&self) -> bool {
         self.lines.is_empty()
     }
 
     /// The schedule of the requests over a loop of `count` steps: see [`Schedule`].
+    #[cfg(target_arch = "x86_64")]
     #[inline]
     pub(crate) fn over(self, count: usize) -> Schedule<'a> {
         let (l, groups) = (self.lines.len(), self.lines.len().min(count));
@@ -60,6 +62,8 @@ impl<'a> Spread<'a> {
 /// about equal distances: [`Schedule::step`] with each step's index issues the group due there. The loop stays the
 /// plain loop it was, plus one comparison per step (ranges of the loop, or a division per group, cost the table
 /// walks 1.5-5x).
+// Only the x86 shuffle passes spread their requests (elsewhere a request is nothing).
+#[cfg(target_arch = "x86_64")]
 #[derive(Debug)]
 pub(crate) struct Schedule<'a> {
     spread: Spread<'a>,
@@ -73,6 +77,7 @@ pub(crate) struct Schedule<'a> {
     next_at: usize,
 }
 
+#[cfg(target_arch = "x86_64")]
 impl Schedule<'_> {
     /// Step `i` of the loop (`0, 1, 2, ...` in order): issues the group due at it.
     #[inline(always)]
@@ -112,7 +117,7 @@ fn request(p: *const u8) {
     let _ = p;
 }
 
-#[cfg(test)]
+#[cfg(all(test, target_arch = "x86_64"))]
 mod tests {
     use super::*;
 

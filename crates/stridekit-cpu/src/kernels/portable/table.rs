@@ -259,9 +259,11 @@ fn requests<'t>(next: Option<*const u8>, t: &'t Table, ctx: Ctx) -> Spread<'t> {
 
 /// Rows at least this far apart, each at most this wide, are short streams of their own: too short for the
 /// hardware prefetcher to follow, so the next pass's requests are what brings their lines.
+#[cfg(target_arch = "x86_64")]
 const SHORT_STREAM_BYTES: usize = 256;
 
 /// The fewest windows per chunk for which a shuffle pass spreads its requests.
+#[cfg(target_arch = "x86_64")]
 const SPREAD_MIN_WINDOWS: usize = 4;
 
 /// The requests of a shuffle pass of `windows` windows per chunk for the next pass: spread over its chunks
