@@ -38,23 +38,47 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
 unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
     debug_assert_eq!(c.windows, W);
     debug_assert!(pass_bytes >= 16);
-    let count = c.starts.len() / W;
-    debug_assert_eq!(count, pass_bytes.div_ceil(16));
-    let at = |i: usize| if i + 1 == count { pass_bytes - 16 } else { i * 16 };
-    let chunks = c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate();
-    // Two loops, so that a pass without requests does not pay for the schedule's check.
-    if ahead.is_empty() {
-        for (i, (starts, masks)) in chunks {
-            // SAFETY: window w of chunk i is readable and at(i) + 16 <= pass_bytes (the caller's contract).
-            unsafe { chunk::<W>(src, dst.add(at(i)), starts, masks) };
+    debug_assert_eq!(c.starts.len() / W, pass_bytes.div_ceil(16));
+    // Two loops in two functions, so that a pass without requests runs the loop it ran before they existed, with
+    // its registers to itself (sharing a function, it reloaded a pointer from the stack every chunk).
+    // SAFETY: forwarded.
+    unsafe {
+        match ahead.is_empty() {
+            true => chunks_plain::<W>(src, dst, c, pass_bytes),
+            false => chunks_spread::<W>(src, dst, c, pass_bytes, ahead),
         }
-        return;
     }
+}
+
+/// [`chunks_with`] without requests.
+///
+/// # Safety
+/// As for [`chunks_with`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn chunks_plain<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
+    let count = c.starts.len() / W;
+    for (i, (starts, masks)) in c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate() {
+        let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
+        // SAFETY: window w of chunk i is readable and at + 16 <= pass_bytes (the caller's contract).
+        unsafe { chunk::<W>(src, dst.add(at), starts, masks) };
+    }
+}
+
+/// [`chunks_with`] with the requests of `ahead` spread over the chunks.
+///
+/// # Safety
+/// As for [`chunks_with`].
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn chunks_spread<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
+    let count = c.starts.len() / W;
     let mut ahead = ahead.over(count);
-    for (i, (starts, masks)) in chunks {
+    for (i, (starts, masks)) in c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate() {
         ahead.step(i);
-        // SAFETY: as above.
-        unsafe { chunk::<W>(src, dst.add(at(i)), starts, masks) };
+        let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
+        // SAFETY: window w of chunk i is readable and at + 16 <= pass_bytes (the caller's contract).
+        unsafe { chunk::<W>(src, dst.add(at), starts, masks) };
     }
 }
 
