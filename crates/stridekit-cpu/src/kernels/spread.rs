@@ -40,7 +40,7 @@ impl<'a> Spread<'a> {
     #[inline]
     pub(crate) fn over(self, count: usize) -> Schedule<'a> {
         let (l, groups) = (self.lines.len(), self.lines.len().min(count));
-        let none = Schedule { spread: self, groups, j: 0, lines: (0, 0), steps: (0, 0), line: 0, next_at: usize::MAX };
+        let none = Schedule { spread: self, j: 0, lines: (0, 0), steps: (0, 0), line: 0, next_at: usize::MAX };
         if groups == 0 {
             // Without requests, no division either: four per pass cost passes of a few cheap chunks up to 2x.
             return none;
@@ -67,11 +67,12 @@ impl<'a> Spread<'a> {
 #[derive(Debug)]
 pub(crate) struct Schedule<'a> {
     spread: Spread<'a>,
-    groups: usize,
+    /// The next group.
     j: usize,
-    /// Lines and steps per group, and how many groups take one more.
+    /// Lines and steps per group, and how many groups take one more (each group takes at least one line).
     lines: (usize, usize),
     steps: (usize, usize),
+    /// The next line to request.
     line: usize,
     /// The step at which the next group is due (`usize::MAX`: none).
     next_at: usize,
@@ -97,7 +98,7 @@ impl Schedule<'_> {
         self.line = end;
         self.next_at += self.steps.0 + usize::from(self.j < self.steps.1);
         self.j += 1;
-        if self.j == self.groups {
+        if self.line == self.spread.lines.len() {
             self.next_at = usize::MAX;
         }
     }

@@ -271,10 +271,10 @@ const SPREAD_MIN_WINDOWS: usize = 4;
 /// otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
 /// behind it: spread out, a stride-8 gather of u8 rows of 4 lines 768 bytes apart (8 windows per chunk, 64 lines
 /// per pass, sweep1_080) ran in 0.5-0.75 of the time, and 77-byte rows 5491 bytes apart (4 windows, sweep1_141) in
-/// 0.65-1.1 (alternating rounds; `docs/PERFORMANCE.md`, sixteenth round). Elsewhere it lost: lighter chunks spend too little per step
-/// for the schedule's check (one or two windows: 1.3-2x slower, sweep1_142, sweep1_157, sweep1_045), and rows
-/// whose own lines spread over 11 KB (sweep1_186, 8 windows: 1.3-1.8x slower over five rounds) are strided
-/// streams the hardware follows, which the spread requests only crowd.
+/// 0.65-1.1 (alternating rounds; `docs/PERFORMANCE.md`, sixteenth round). Elsewhere it lost: lighter chunks spend
+/// too little per step for the schedule's check (one or two windows: 1.3-2x slower, sweep1_142, sweep1_157,
+/// sweep1_045), and rows whose own lines spread over 11 KB (sweep1_186, 8 windows: 1.3-1.8x slower over five
+/// rounds) are strided streams the hardware follows, which the spread requests only crowd.
 #[cfg(target_arch = "x86_64")]
 #[inline]
 fn chunks_ahead<'t>(next: Option<*const u8>, c: TableCall, windows: usize, t: &'t Table, ctx: Ctx) -> Spread<'t> {
