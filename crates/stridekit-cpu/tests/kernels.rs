@@ -369,6 +369,19 @@ fn small_runs_through_tables() {
 }
 
 #[test]
+fn copies_of_rows_that_jump_request_the_next_row_as_they_go() {
+    // Bulk copies whose next call jumps (skipped rows, rows bottom-up, a padded output) request the next run's lines
+    // from inside the copy (`copy_bytes_ahead`), with ordinary and streaming stores: runs of 1500 bytes (longer
+    // than the short rows' kernel takes) 8000 apart, forwards and bottom-up, at a source offset that is no multiple
+    // of a line; 1204-byte f32 runs from every third row into rows padded to 2 KB.
+    let rows: u32 = if cfg!(miri) { 6 } else { 40 };
+    for s in [2, -2] {
+        case(DataType::Uint8, &[2 * rows, 4000], None, &[0, 5], &[2 * rows, 1500], &[s, 1], &[rows, 1500], None);
+    }
+    case(DataType::Float32, &[3 * rows, 900], None, &[0, 3], &[3 * rows, 301], &[3, 1], &[rows, 301], Some(&[512, 1]));
+}
+
+#[test]
 fn table_passes_over_far_rows_spread_their_requests() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third

@@ -243,7 +243,10 @@ pub(super) struct NextCall {
 /// row bottom-up 0.44 -> 0.56; eight alternating rounds, `bench/shapes.json`). A crop's 1 KiB rows 1200 bytes apart
 /// looked slower with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence
 /// [`PREFETCH_GAP_MIN`]. A hint: it never faults, and at the end of a loop it names bytes that are not touched,
-/// which costs wasted requests only.
+/// which costs wasted requests only. A bulk copy takes its source requests inside the copy instead, one per line
+/// copied (`copy::copy_bytes_ahead`): issued all at once before the call, they held up the copy's own loads
+/// (every other 4 KiB row of f32 in 0.82 of the time, every other 2 KiB row bottom-up 0.88, `f16_rows_neg2` 0.83;
+/// four alternating rounds, `docs/PERFORMANCE.md`, seventeenth round).
 /// `None` when there is nothing to ask for, so that the calls themselves only test an `Option`.
 pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -408,12 +411,15 @@ unsafe fn steps_of<T: Elem>(
     dst: *mut u8,
     ctx: Ctx,
 ) {
-    // One loop per kernel, `$call` on each step's pointers.
+    // One loop per kernel, `$call` on each step's pointers, after the requests of `$ctx` (the call's own by default).
     macro_rules! each {
         (|$a:ident, $b:ident| $call:expr) => {
+            each!(ctx, |$a, $b| $call)
+        };
+        ($ctx:expr, |$a:ident, $b:ident| $call:expr) => {
             for i in 0..steps as isize {
                 let ($a, $b) = (src.wrapping_offset(i * s), dst.wrapping_offset(i * d));
-                prefetch_next_call($a, $b, ctx);
+                prefetch_next_call($a, $b, $ctx);
                 ctx.bounds.debug_check(inner, ctx.esize, $a, $b);
                 // SAFETY: step i, within the caller's contract; each kernel touches exactly the bytes its
                 // footprint counts.
@@ -422,7 +428,15 @@ unsafe fn steps_of<T: Elem>(
         };
     }
     match inner {
-        Inner::Copy { bytes } => each!(|a, b| copy::copy_bytes(a, b, bytes, ctx)),
+        Inner::Copy { bytes } => match ctx.next.and_then(|n| n.src.map(|at| (at, n.per_run))) {
+            // The next run is requested by the copy itself, line by line (`copy_bytes_ahead`); the burst before the
+            // call keeps only the destination's part.
+            Some((at, len)) => {
+                let dst_only = Ctx { next: ctx.next.map(|n| NextCall { src: None, ..n }), ..ctx };
+                each!(dst_only, |a, b| copy::copy_bytes_ahead(a, b, bytes, (a.wrapping_offset(at), len), ctx))
+            }
+            None => each!(|a, b| copy::copy_bytes(a, b, bytes, ctx)),
+        },
         Inner::Reverse { n } => each!(|a, b| reverse::reverse::<T>(a, b, n, ctx)),
         Inner::Fill { n } => each!(|a, b| fill::fill::<T>(a, b, n, ctx)),
         Inner::Gather { n, src: gs } => each!(|a, b| gather::gather::<T>(a, b, n, gs, ctx)),

@@ -26,3 +26,33 @@ pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize, ctx: C
     // SAFETY: the caller's contract.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, len) };
 }
+
+/// Copies `len` bytes like [`copy_bytes`], requesting as it goes the lines of the `next_len` bytes at `next` (the
+/// start of the next call's run, which the dispatch hands over when that call jumps): with AVX2, one request per
+/// line copied ([`x86::copy_avx2_ahead`]); otherwise a plain copy (the portable kernels request nothing). `next`
+/// is never read.
+///
+/// # Safety
+/// As for [`copy_bytes`].
+pub(crate) unsafe fn copy_bytes_ahead(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    (next, next_len): (*const u8, usize),
+    ctx: Ctx,
+) {
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && len >= x86::NT_MIN_RUN {
+        // SAFETY: AVX2 was detected at run time; the ranges are the caller's; `next` is only prefetched.
+        unsafe {
+            match ctx.nt {
+                true => x86::copy_avx2_ahead::<true>(src, dst, len, next, next_len),
+                false => x86::copy_avx2_ahead::<false>(src, dst, len, next, next_len),
+            }
+        };
+        return;
+    }
+    let _ = (next, next_len);
+    // SAFETY: the caller's contract.
+    unsafe { copy_bytes(src, dst, len, ctx) };
+}

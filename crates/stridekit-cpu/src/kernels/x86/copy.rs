@@ -1,5 +1,7 @@
-//! The bulk copy with streaming stores: contiguous runs on both sides, larger than the caches.
+//! The bulk copy: contiguous runs on both sides, with streaming stores when larger than the caches, and the copy
+//! that requests the next call's run as it goes.
 
+use super::prefetch::prefetch_line;
 use super::store::stream32;
 use std::arch::x86_64::*;
 
@@ -45,4 +47,102 @@ pub(crate) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
     }
     // SAFETY: the tail i..len of both ranges.
     unsafe { std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i) };
+}
+
+/// Copies `len` bytes (with streaming stores when `NT`, as [`copy_nt_avx2`] does: an ordinary head up to a line
+/// boundary of `dst`, whole lines streamed, an ordinary tail) and requests the lines of the `ahead_len` bytes at
+/// `ahead` (the start of the next call's run, when the next call jumps: a skipped row, rows bottom-up) one per 64
+/// bytes copied, over the copy's last 64-byte chunks. Requested all at once before the copy, those lines held the
+/// line fill buffers while the copy's own loads waited behind them (as the table passes' did, `kernels::spread`).
+/// `ahead` is only ever prefetched, never read: it may name any bytes.
+///
+/// # Safety
+/// AVX2 is available; `src` readable and `dst` writable for `len` bytes; no overlap.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn copy_avx2_ahead<const NT: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    len: usize,
+    ahead: *const u8,
+    ahead_len: usize,
+) {
+    let head = if NT { ((64 - (dst as usize & 63)) & 63).min(len) } else { 0 };
+    // SAFETY: the first `head` bytes of both ranges.
+    unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
+    let chunk = |i: usize| {
+        // SAFETY: bytes i..i+64 lie in both ranges (the loops below); with NT, dst + i is 64-byte aligned (the
+        // head, steps of 64).
+        unsafe {
+            let a = _mm256_loadu_si256(src.add(i).cast());
+            let b = _mm256_loadu_si256(src.add(i + 32).cast());
+            match NT {
+                true => {
+                    stream32(dst.add(i), a);
+                    stream32(dst.add(i + 32), b);
+                }
+                false => {
+                    _mm256_storeu_si256(dst.add(i).cast(), a);
+                    _mm256_storeu_si256(dst.add(i + 32).cast(), b);
+                }
+            }
+        }
+    };
+    // The next run's `lines` lines from the line `ahead` lies in: the first before the chunks that request, one
+    // with each of them, what remains (when there are fewer chunks than lines) after.
+    let first = ahead.wrapping_sub(ahead as usize & 63);
+    let lines = ((ahead as usize & 63) + ahead_len).div_ceil(64);
+    let chunks = (len - head) / 64;
+    let quiet = chunks.saturating_sub(lines.saturating_sub(1));
+    let mut i = head;
+    for _ in 0..quiet {
+        chunk(i);
+        i += 64;
+    }
+    prefetch_line(first);
+    let mut k = 1;
+    for _ in quiet..chunks {
+        prefetch_line(first.wrapping_add(k * 64));
+        k += 1;
+        chunk(i);
+        i += 64;
+    }
+    while k < lines {
+        prefetch_line(first.wrapping_add(k * 64));
+        k += 1;
+    }
+    // SAFETY: the tail i..len of both ranges (fewer than 64 bytes).
+    unsafe { std::ptr::copy_nonoverlapping(src.add(i), dst.add(i), len - i) };
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn copies_that_request_the_next_run_copy_every_byte_at_any_alignment() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let src: Vec<u8> = (0..700u32).map(|i| (i * 7 + 3) as u8).collect();
+        for len in [0, 1, 63, 64, 65, 127, 128, 200, 256, 300, 511] {
+            for (s_off, d_off, next) in [(0, 0, len), (1, 0, len), (0, 17, 64), (5, 63, len), (32, 32, 1000)] {
+                // SAFETY: `ahead` is only prefetched; a run past the end of the source names no byte read.
+                let ahead = src.as_ptr().wrapping_add(s_off + len);
+                let mut out = vec![0u8; 600];
+                // SAFETY: AVX2 detected; len + offsets <= 700 and 600 bytes; separate vectors.
+                unsafe {
+                    copy_avx2_ahead::<false>(src.as_ptr().add(s_off), out.as_mut_ptr().add(d_off), len, ahead, next)
+                };
+                assert_eq!(&out[d_off..d_off + len], &src[s_off..s_off + len], "ordinary, len {len}");
+                assert!(out[..d_off].iter().chain(&out[d_off + len..]).all(|&b| b == 0));
+                let mut out = vec![0u8; 600];
+                // SAFETY: as above.
+                unsafe {
+                    copy_avx2_ahead::<true>(src.as_ptr().add(s_off), out.as_mut_ptr().add(d_off), len, ahead, next)
+                };
+                assert_eq!(&out[d_off..d_off + len], &src[s_off..s_off + len], "streamed, len {len}");
+                assert!(out[..d_off].iter().chain(&out[d_off + len..]).all(|&b| b == 0));
+            }
+        }
+    }
 }

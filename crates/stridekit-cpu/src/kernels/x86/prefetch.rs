@@ -13,6 +13,13 @@ pub(crate) fn prefetch_lines(src: *const u8, lines: &[i32]) {
     }
 }
 
+/// Prefetches (into L1) the line `p` lies in.
+#[inline]
+pub(crate) fn prefetch_line(p: *const u8) {
+    // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+    unsafe { _mm_prefetch::<_MM_HINT_T0>(p.cast()) };
+}
+
 /// The start of every line the `len` bytes from `at` touch (the first from the line `at` lies in).
 #[inline]
 fn lines_of(at: *const u8, len: usize) -> impl Iterator<Item = *const u8> {
@@ -24,10 +31,7 @@ fn lines_of(at: *const u8, len: usize) -> impl Iterator<Item = *const u8> {
 /// Prefetches (into L1) every line the `len` bytes from `src` touch.
 #[inline]
 pub(crate) fn prefetch_bytes(src: *const u8, len: usize) {
-    for line in lines_of(src, len) {
-        // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
-        unsafe { _mm_prefetch::<_MM_HINT_T0>(line.cast()) };
-    }
+    lines_of(src, len).for_each(prefetch_line);
 }
 
 /// Prefetches every line the `len` bytes from `dst` touch with write intent (`prefetchw`: the lines arrive owned,
