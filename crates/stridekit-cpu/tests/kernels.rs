@@ -382,6 +382,28 @@ fn copies_of_rows_that_jump_request_the_next_row_as_they_go() {
 }
 
 #[test]
+fn short_rows_far_apart_request_the_next_calls_rows() {
+    // Short runs more than a line apart whose next call jumps request the next call's runs from their row loop
+    // (`rows::takes_next_call`): 12 runs of 74 bytes 296 apart per call (fewer runs than the loop looks ahead), 60
+    // runs of 74 bytes bottom-up (more; with streaming stores, two stage blocks, the last of which requests), and
+    // 21 runs of 100 bytes into a padded destination; every call's rows are a window of taller blocks, so that the
+    // calls jump.
+    let calls: u32 = if cfg!(miri) { 3 } else { 30 };
+    case(DataType::Uint8, &[calls, 20, 296], None, &[0, 2, 7], &[calls, 12, 74], &[1; 3], &[calls, 12, 74], None);
+    case(DataType::Uint8, &[calls, 70, 296], None, &[0, 3, 9], &[calls, 60, 74], &[1, -1, 1], &[calls, 60, 74], None);
+    case(
+        DataType::Int16,
+        &[2 * calls, 21, 70],
+        None,
+        &[0, 0, 3],
+        &[2 * calls, 21, 50],
+        &[2, 1, 1],
+        &[calls, 21, 50],
+        Some(&[1200, 56, 1]),
+    );
+}
+
+#[test]
 fn table_passes_over_far_rows_spread_their_requests() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third

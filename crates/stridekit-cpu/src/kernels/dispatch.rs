@@ -213,18 +213,23 @@ pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *con
 /// The most bytes of each source run of the next call that [`prefetch_next_call`] requests: a page, since the runs
 /// that need it are those that start a new one (over eleven row-copy cases, 512 bytes and 4 KiB measured within
 /// noise of each other, geometric means 0.70 and 0.72 of the roofline).
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_ROW_BYTES: usize = 4096;
 
 /// The smallest gap between the end of one call's bytes and the start of the next call's for which
 /// [`prefetch_next_call`] acts.
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_GAP_MIN: isize = 1024;
 
 /// The most lines [`prefetch_next_call`] requests for the separate runs of a short-rows call.
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_RUN_LINES: usize = 64;
 
 /// What the outer loops ask for before each inner call (see [`next_call`]), decided once per execution from the
 /// program: `runs` source runs of `per_run` bytes, `step` apart, the first `src` bytes from the kernel's pointer, and
 /// the destination block of `dst` = (offset, bytes) when it is worth a write prefetch under ordinary stores.
+// Built and read on x86 only (`next_call` is `None` elsewhere).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[derive(Debug, Clone, Copy)]
 pub(super) struct NextCall {
     src: Option<isize>,
@@ -244,9 +249,10 @@ pub(super) struct NextCall {
 /// looked slower with it (0.82 -> 0.71, two rounds): the hardware already streams those, hence
 /// [`PREFETCH_GAP_MIN`]. A hint: it never faults, and at the end of a loop it names bytes that are not touched,
 /// which costs wasted requests only. A bulk copy takes its source requests inside the copy instead, one per line
-/// copied (`copy::copy_bytes_ahead`): issued all at once before the call, they held up the copy's own loads
-/// (every other 4 KiB row of f32 in 0.82 of the time, every other 2 KiB row bottom-up 0.88, `f16_rows_neg2` 0.83;
-/// four alternating rounds, `docs/PERFORMANCE.md`, seventeenth round).
+/// copied (`copy::copy_bytes_ahead`), and short rows more than a line apart into their row loop
+/// (`rows::takes_next_call`): issued all at once before the call, they held up the call's own loads (every other
+/// 4 KiB row of f32 in 0.82 of the time, every other 2 KiB row bottom-up 0.88, `f16_rows_neg2` 0.83; four
+/// alternating rounds, `docs/PERFORMANCE.md`, seventeenth round).
 /// `None` when there is nothing to ask for, so that the calls themselves only test an `Option`.
 pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -443,7 +449,14 @@ unsafe fn steps_of<T: Elem>(
         Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
             each!(|a, b| transpose::transpose::<T>(a, b, na, a_src, a_dst, nb, b_src, ctx))
         }
-        Inner::Rows { rows: r, bytes, src: rs, dst: rd } => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx)),
+        Inner::Rows { rows: r, bytes, src: rs, dst: rd } => match ctx.next.and_then(|n| n.src) {
+            // As for the copy: the row loop requests the next call's runs (`rows::takes_next_call`).
+            Some(at) if rows::takes_next_call(bytes, rs, ctx) => {
+                let dst_only = Ctx { next: ctx.next.map(|n| NextCall { src: None, ..n }), ..ctx };
+                each!(dst_only, |a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, Some(a.wrapping_offset(at))))
+            }
+            _ => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, None)),
+        },
         Inner::Scatter { n, src: ss, dst: sd } => each!(|a, b| scatter::scatter::<T>(a, b, n, ss, sd)),
         // `check` refuses a table call without its table, so a `Checked` program always has one here.
         Inner::Table(call) => {

@@ -68,6 +68,7 @@ struct Ctx {
     esize: usize,
     simd: Simd,
     /// AVX-512 VBMI is available too ([`wide_permutes`]): the 64-byte table passes and row permutes may run.
+    #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
     vbmi: bool,
     /// Use non-temporal stores.
     nt: bool,

@@ -36,10 +36,25 @@ const STAGE_BYTES: usize = 4096;
 /// block and streamed out from there, so that the destination lines are not read for ownership first; the short
 /// moves themselves cannot stream (they are not whole aligned vectors).
 ///
+/// `next` is the source pointer of the next call, given only when [`takes_next_call`] holds: the row loop then
+/// requests the next call's first runs as it copies its own last ones, instead of the dispatch requesting them all
+/// before the call.
+///
 /// # Safety
 /// Every source run is readable and every destination run writable; the sides do not overlap.
+#[allow(clippy::too_many_arguments)] // the row walk's fields and the next call
 #[inline]
-pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
+pub(crate) unsafe fn rows(
+    src: *const u8,
+    dst: *mut u8,
+    rows: usize,
+    bytes: usize,
+    s: isize,
+    d: isize,
+    ctx: Ctx,
+    next: Option<*const u8>,
+) {
+    debug_assert!(next.is_none() || takes_next_call(bytes, s, ctx));
     // Runs of whole lines at line-aligned addresses stream well on their own.
     let whole_lines = bytes.is_multiple_of(64) && (dst as usize).is_multiple_of(64);
     // Long runs read backwards (rows bottom-up) are walked from the last row, so that the reads rise: the hardware
@@ -49,10 +64,10 @@ pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usiz
         if backwards {
             let last = rows as isize - 1;
             // SAFETY: the same runs, from run rows - 1 down to run 0 (the caller's contract).
-            unsafe { rows_any(src.offset(last * s), dst.offset(last * d), rows, bytes, -s, -d, ctx) };
+            unsafe { rows_any(src.offset(last * s), dst.offset(last * d), rows, bytes, -s, -d, ctx, None) };
         } else {
             // SAFETY: the caller's contract.
-            unsafe { rows_any(src, dst, rows, bytes, s, d, ctx) };
+            unsafe { rows_any(src, dst, rows, bytes, s, d, ctx, next) };
         }
         return;
     }
@@ -72,9 +87,21 @@ pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usiz
             if backwards {
                 let last = (r + k - 1) as isize;
                 let slot = stage.add((k - 1) * bytes);
-                rows_any(src.offset(last * s), slot, k, bytes, -s, -(bytes as isize), Ctx { nt: false, ..ctx });
+                rows_any(src.offset(last * s), slot, k, bytes, -s, -(bytes as isize), Ctx { nt: false, ..ctx }, None);
             } else {
-                rows_any(src.offset(r as isize * s), stage, k, bytes, s, bytes as isize, Ctx { nt: false, ..ctx });
+                // The last runs of the call request the next call's first ones (`next`); the others, runs of
+                // this call further on.
+                let next = if r + k == rows { next } else { None };
+                rows_any(
+                    src.offset(r as isize * s),
+                    stage,
+                    k,
+                    bytes,
+                    s,
+                    bytes as isize,
+                    Ctx { nt: false, ..ctx },
+                    next,
+                );
             }
             copy_bytes(stage, dst.add(r * bytes), k * bytes, ctx);
         }
@@ -92,7 +119,16 @@ pub(crate) unsafe fn rows(src: *const u8, dst: *mut u8, rows: usize, bytes: usiz
 /// As for [`rows`].
 #[allow(clippy::too_many_arguments)] // the row walk's fields
 #[inline]
-unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize, ctx: Ctx) {
+unsafe fn rows_any(
+    src: *const u8,
+    dst: *mut u8,
+    rows: usize,
+    bytes: usize,
+    s: isize,
+    d: isize,
+    ctx: Ctx,
+    next: Option<*const u8>,
+) {
     #[cfg(target_arch = "x86_64")]
     if ctx.vbmi && d == bytes as isize && x86::rows_shuffle64_fits(rows, bytes, s) {
         // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); the caller's ranges, with a contiguous destination.
@@ -116,16 +152,31 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
         }
         return;
     }
-    // Runs that start a line of their own each are not a stream the hardware follows (see [`PREFETCH_AHEAD`]).
-    let ahead = ctx.simd == Simd::Avx2 && s.unsigned_abs() > 64;
+    let ahead = requests_ahead(s, ctx);
     // SAFETY: the caller's contract.
     unsafe {
         if ahead {
-            rows_plain::<true>(src, dst, rows, bytes, s, d)
+            rows_plain::<true>(src, dst, rows, bytes, s, d, next)
         } else {
-            rows_plain::<false>(src, dst, rows, bytes, s, d)
+            rows_plain::<false>(src, dst, rows, bytes, s, d, None)
         }
     };
+}
+
+/// Whether the row loop requests the lines of runs ahead: runs that start a line of their own each are not a stream
+/// the hardware follows (see [`PREFETCH_AHEAD`]).
+fn requests_ahead(s: isize, ctx: Ctx) -> bool {
+    ctx.simd == Simd::Avx2 && s.unsigned_abs() > 64
+}
+
+/// Whether a call of runs of `bytes` bytes `s` apart takes the requests for the next call's runs into its row loop
+/// (the `next` of [`rows`]): runs of at most [`MOVES_MAX_BYTES`] whose row loop requests runs ahead (runs more than a
+/// line apart never take the shuffles, whose windows hold two runs). Requested all at once before the call, as the
+/// dispatch does for other kernels, the next call's runs held up this call's own loads: 12 runs of 74 bytes from
+/// 3.5 KB (sweep1_049) in 0.51 of the time, 50 runs of 42 bytes bottom-up (sweep1_015) 0.58, 14 of 116 bytes
+/// (sweep1_061) 0.72; six alternating rounds, `docs/PERFORMANCE.md`, seventeenth round.
+pub(crate) fn takes_next_call(bytes: usize, s: isize, ctx: Ctx) -> bool {
+    bytes <= MOVES_MAX_BYTES && requests_ahead(s, ctx)
 }
 
 /// The row loop. The destination runs may interleave with another thread's bytes (channel-last
@@ -134,18 +185,26 @@ unsafe fn rows_any(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: i
 /// # Safety
 /// As for [`rows`].
 #[inline]
-unsafe fn rows_plain<const AHEAD: bool>(src: *const u8, dst: *mut u8, rows: usize, bytes: usize, s: isize, d: isize) {
+unsafe fn rows_plain<const AHEAD: bool>(
+    src: *const u8,
+    dst: *mut u8,
+    rows: usize,
+    bytes: usize,
+    s: isize,
+    d: isize,
+    next: Option<*const u8>,
+) {
     assert!((1..=MOVES_MAX_BYTES).contains(&bytes));
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).
     unsafe {
         match bytes {
-            64.. => rows_with::<64, AHEAD>(src, dst, rows, bytes, s, d),
-            32..=63 => rows_with::<32, AHEAD>(src, dst, rows, bytes, s, d),
-            16..=31 => rows_with::<16, AHEAD>(src, dst, rows, bytes, s, d),
-            8..=15 => rows_with::<8, AHEAD>(src, dst, rows, bytes, s, d),
-            4..=7 => rows_with::<4, AHEAD>(src, dst, rows, bytes, s, d),
-            2..=3 => rows_with::<2, AHEAD>(src, dst, rows, bytes, s, d),
-            _ => rows_with::<1, AHEAD>(src, dst, rows, bytes, s, d),
+            64.. => rows_with::<64, AHEAD>(src, dst, rows, bytes, s, d, next),
+            32..=63 => rows_with::<32, AHEAD>(src, dst, rows, bytes, s, d, next),
+            16..=31 => rows_with::<16, AHEAD>(src, dst, rows, bytes, s, d, next),
+            8..=15 => rows_with::<8, AHEAD>(src, dst, rows, bytes, s, d, next),
+            4..=7 => rows_with::<4, AHEAD>(src, dst, rows, bytes, s, d, next),
+            2..=3 => rows_with::<2, AHEAD>(src, dst, rows, bytes, s, d, next),
+            _ => rows_with::<1, AHEAD>(src, dst, rows, bytes, s, d, next),
         }
     }
 }
@@ -156,12 +215,15 @@ unsafe fn rows_plain<const AHEAD: bool>(src: *const u8, dst: *mut u8, rows: usiz
 /// sign of latency, not bandwidth. Requested 16 runs ahead, such copies ran 1.3-1.7x faster on one thread
 /// (sweep1_075, 079, 026, 040 of `--sweep 200 --seed 1`: 0.26 -> 0.46, 0.26 -> 0.42, 0.37 -> 0.46, 0.48 -> 0.59 of
 /// the roofline, four alternating rounds; 6 runs ahead gained less, 32 the same, 2026-11-26).
+#[cfg(target_arch = "x86_64")]
 const PREFETCH_AHEAD: isize = 16;
 
 /// [`rows`] with runs of `W ..= 2 W` bytes: each run is the `W` bytes at its start and the `W` bytes at its end
 /// (overlapping when the run is shorter than `2 W`), both read before either is written. With `AHEAD`, the lines
 /// of the run [`PREFETCH_AHEAD`] runs later are requested first (a hint: past the last run it names bytes that are
-/// never read, which costs a wasted request only).
+/// never read, which costs a wasted request only); with `next` (the next call's source), the last runs request
+/// the next call's first ones instead, as many runs ahead (or, in a call of fewer runs, the next call's run of the
+/// same index).
 ///
 /// # Safety
 /// As for [`rows`], with `W <= bytes <= 2 W`.
@@ -173,15 +235,24 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool>(
     bytes: usize,
     s: isize,
     d: isize,
+    next: Option<*const u8>,
 ) {
     debug_assert!(W <= bytes && bytes <= 2 * W);
     let tail = bytes - W;
+    // Runs this far from the end request the next call's runs (with `next`; requests are x86 only).
+    #[cfg(target_arch = "x86_64")]
+    let dist = (PREFETCH_AHEAD as usize).min(rows) as isize;
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = next;
     for r in 0..rows as isize {
         #[cfg(target_arch = "x86_64")]
         if AHEAD {
             // The first and last line of the run; a run of 65-128 bytes may touch a third line between them.
             // Fixed points rather than `prefetch_bytes`' loop over the lines: this is the per-run loop.
-            let next = src.wrapping_offset((r + PREFETCH_AHEAD) * s);
+            let next = match next {
+                Some(n) if r + dist >= rows as isize => n.wrapping_offset((r + dist - rows as isize) * s),
+                _ => src.wrapping_offset((r + PREFETCH_AHEAD) * s),
+            };
             let (three, two) = ([0, 64, bytes as i32 - 1], [0, bytes as i32 - 1]);
             x86::prefetch_lines(next, if W == 64 { &three } else { &two });
         }
