@@ -302,6 +302,12 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     }
 }
 
+/// `ctx` whose next-call requests keep only the destination's part: for the kernels that request the next call's
+/// source themselves (`copy::copy_bytes_ahead`, `rows::takes_next_call`).
+fn dst_only(ctx: Ctx) -> Ctx {
+    Ctx { next: ctx.next.map(|n| NextCall { src: None, ..n }), ..ctx }
+}
+
 /// Requests what [`next_call`] decided, from this call's pointers.
 #[inline]
 fn prefetch_next_call(src: *const u8, dst: *mut u8, ctx: Ctx) {
@@ -438,8 +444,8 @@ unsafe fn steps_of<T: Elem>(
             // The next run is requested by the copy itself, line by line (`copy_bytes_ahead`); the burst before the
             // call keeps only the destination's part.
             Some((at, len)) => {
-                let dst_only = Ctx { next: ctx.next.map(|n| NextCall { src: None, ..n }), ..ctx };
-                each!(dst_only, |a, b| copy::copy_bytes_ahead(a, b, bytes, (a.wrapping_offset(at), len), ctx))
+                let before = dst_only(ctx);
+                each!(before, |a, b| copy::copy_bytes_ahead(a, b, bytes, (a.wrapping_offset(at), len), ctx))
             }
             None => each!(|a, b| copy::copy_bytes(a, b, bytes, ctx)),
         },
@@ -452,8 +458,8 @@ unsafe fn steps_of<T: Elem>(
         Inner::Rows { rows: r, bytes, src: rs, dst: rd } => match ctx.next.and_then(|n| n.src) {
             // As for the copy: the row loop requests the next call's runs (`rows::takes_next_call`).
             Some(at) if rows::takes_next_call(bytes, rs, ctx) => {
-                let dst_only = Ctx { next: ctx.next.map(|n| NextCall { src: None, ..n }), ..ctx };
-                each!(dst_only, |a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, Some(a.wrapping_offset(at))))
+                let before = dst_only(ctx);
+                each!(before, |a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, Some(a.wrapping_offset(at))))
             }
             _ => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, None)),
         },

@@ -42,7 +42,7 @@ pub(crate) unsafe fn copy_bytes_ahead(
     ctx: Ctx,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && len >= x86::NT_MIN_RUN {
+    if ctx.simd == Simd::Avx2 {
         // SAFETY: AVX2 was detected at run time; the ranges are the caller's; `next` is only prefetched.
         unsafe {
             match ctx.nt {

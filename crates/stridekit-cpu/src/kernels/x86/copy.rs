@@ -8,6 +8,12 @@ use std::arch::x86_64::*;
 /// Runs shorter than this use `ptr::copy_nonoverlapping` even when streaming stores are on.
 pub(crate) const NT_MIN_RUN: usize = 256;
 
+/// Bytes before `dst` is at a line boundary, at most `len`: the ordinary head of a streamed copy.
+#[inline(always)]
+fn head_to_line(dst: *const u8, len: usize) -> usize {
+    ((64 - (dst as usize & 63)) & 63).min(len)
+}
+
 /// Copies `len` bytes with non-temporal stores (128 bytes per iteration).
 ///
 /// # Safety
@@ -17,7 +23,7 @@ pub(crate) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
     // Whole cache lines only: a line written partly with streaming stores and partly with ordinary ones costs ~20x
     // (nd8_f32's 256-byte rows into a NumPy array at 16 mod 64: 388 ms against 19 ms at 0 mod 64). So the ordinary
     // head runs to a 64-byte boundary and the streamed part is whole lines; the tail is ordinary.
-    let head = ((64 - (dst as usize & 63)) & 63).min(len);
+    let head = head_to_line(dst, len);
     // SAFETY: the first `head` bytes of both ranges.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
     let mut i = head;
@@ -66,7 +72,7 @@ pub(crate) unsafe fn copy_avx2_ahead<const NT: bool>(
     ahead: *const u8,
     ahead_len: usize,
 ) {
-    let head = if NT { ((64 - (dst as usize & 63)) & 63).min(len) } else { 0 };
+    let head = if NT { head_to_line(dst, len) } else { 0 };
     // SAFETY: the first `head` bytes of both ranges.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
     let chunk = |i: usize| {
