@@ -404,6 +404,46 @@ fn short_rows_far_apart_request_the_next_calls_rows() {
 }
 
 #[test]
+fn table_calls_that_jump_request_the_next_calls_first_pass() {
+    // Table calls whose outer loop jumps request the next call's first pass from their last pass
+    // (`table::table`'s `next_call`): one pass of two f16 rows of 8 x 16 elements from a hull of 2.4 KB per call,
+    // calls 16 KB apart, into a channel-planar output (sweep1_183); 40 rows of 8 reversed f16 per call, calls read
+    // bottom-up under a loop of 15 steps (sweep1_041); and u32 triples from three rows far apart under a loop 12
+    // bytes on, which reads the same lines again and requests nothing (sweep1_119).
+    let calls: u32 = if cfg!(miri) { 3 } else { 30 };
+    case(
+        DataType::Float16,
+        &[4 * calls + 7, 26, 39, 2],
+        None,
+        &[7, 7, 16, 0],
+        &[4 * calls, 16, 23, 2],
+        &[4, 1, 3, 1],
+        &[calls, 16, 8, 2],
+        Some(&[256, 8, 1, 128]),
+    );
+    case(
+        DataType::Int16,
+        &[calls, 40, 3, 26, 10, 8],
+        None,
+        &[0, 10, 0, 10, 0, 0],
+        &[calls, 29, 3, 8, 10, 8],
+        &[-1, 2, 3, 1, 2, -1],
+        &[calls, 15, 1, 8, 5, 8],
+        None,
+    );
+    case(
+        DataType::Uint32,
+        &[3, 1, 13, 8, 29, 129],
+        None,
+        &[0, 0, 0, 1, 0, 0],
+        &[3, 1, 13, 7, 29, 129],
+        &[-1, 1, -2, 1, 1, 3],
+        &[3, 1, 7, 7, 29, 43],
+        Some(&[1, 3, 87, 26187, 3, 609]),
+    );
+}
+
+#[test]
 fn table_passes_over_far_rows_spread_their_requests() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third

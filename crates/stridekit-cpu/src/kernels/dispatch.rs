@@ -252,7 +252,10 @@ pub(super) struct NextCall {
 /// copied (`copy::copy_bytes_ahead`), and short rows more than a line apart into their row loop
 /// (`rows::takes_next_call`): issued all at once before the call, they held up the call's own loads (every other
 /// 4 KiB row of f32 in 0.82 of the time, every other 2 KiB row bottom-up 0.88, `f16_rows_neg2` 0.83; four
-/// alternating rounds, `docs/PERFORMANCE.md`, seventeenth round).
+/// alternating rounds, `docs/PERFORMANCE.md`, seventeenth round). A table's last pass requests the next call's
+/// first pass with the table's own lines (`table::table`), as its passes do for each other: one pass of f16 rows
+/// per call, calls 16 KB apart, in 0.68-0.81 of the time (sweep1_183), 40 rows bottom-up per call 0.51 (sweep1_041;
+/// eighteenth round).
 /// `None` when there is nothing to ask for, so that the calls themselves only test an `Option`.
 pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
@@ -283,11 +286,23 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
                 let run = (na as isize - 1) * a_src;
                 runs(run.min(0), run.abs() + e, nb, b_src)
             }
+            // The table requests its own lines (`Table::lines`): the numbers only decide whether the next call
+            // jumps, and `src` is the distance between the calls' pointers.
+            Inner::Table(c) => {
+                let (lo, hi) = crate::table::pass_interval(c.rows, c.row_src, c.hull);
+                (0, hi - lo + (c.na.max(1) - 1) as isize * e, 1, 0)
+            }
             _ => return None,
         };
         let extent = (count as isize - 1) * step.abs() + len;
         let jumps = |stride: isize, extent: isize| stride < 0 || stride - extent >= PREFETCH_GAP_MIN;
-        let src = (extent >= super::x86::NT_MIN_RUN as isize && jumps(last.src, extent)).then_some(last.src + low);
+        // An outer loop stepping less than a line or a run reads the call's lines again: they come from the cache,
+        // where a request only costs (u32 triples from three rows a megabyte apart, re-read by a loop 12 bytes on:
+        // 1.37x the time with the next call's 87 lines requested). A table's runs are its elements.
+        let run = if matches!(p.inner, Inner::Table(_)) { e } else { len };
+        let reread = p.outer.iter().any(|d| d.n > 1 && d.src != 0 && d.src.unsigned_abs() < run.max(64) as usize);
+        let src =
+            (extent >= super::x86::NT_MIN_RUN as isize && jumps(last.src, extent) && !reread).then_some(last.src + low);
         let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
         let runs = count.min((PREFETCH_RUN_LINES / per_run.div_ceil(64)).max(1));
         let block = p.inner_block_bytes;
@@ -467,7 +482,11 @@ unsafe fn steps_of<T: Elem>(
         // `check` refuses a table call without its table, so a `Checked` program always has one here.
         Inner::Table(call) => {
             if let Some(t) = table {
-                each!(|a, b| table::table::<T>(a, b, call, t, ctx))
+                // The last pass requests the next call's first pass (`table::table`), as passes do for each other;
+                // one call site, so that the kernel stays inlined into this loop (two cost small calls 1.15x).
+                let at = ctx.next.and_then(|n| n.src);
+                let before = Ctx { next: None, ..ctx };
+                each!(before, |a, b| table::table::<T>(a, b, call, t, ctx, at.map(|at| a.wrapping_offset(at))))
             }
         }
     }
@@ -476,6 +495,7 @@ unsafe fn steps_of<T: Elem>(
 #[cfg(all(test, target_arch = "x86_64", not(miri)))]
 mod tests {
     use super::*;
+    use crate::kernels::TableCall;
 
     fn program(outer: Vec<Dim>, inner: Inner) -> Program {
         Program {
@@ -514,5 +534,30 @@ mod tests {
         assert!(next_call(&program(vec![dim(1496, 176)], t), Simd::None).is_none());
         let tiled = Program { reuse_tile: Some(4), ..program(vec![dim(1496, 176)], t) };
         assert!(next_call(&tiled, Simd::Avx2).is_none());
+    }
+
+    #[test]
+    fn next_call_of_a_table_is_the_step_between_calls_unless_a_loop_reads_them_again() {
+        // One pass of two f16 rows 2 bytes apart, each 128 elements from a hull of 2426 bytes (sweep1_183): the next
+        // call is 16224 bytes on, and the table requests its lines from there (`src` is the step itself).
+        let t = Inner::Table(TableCall {
+            rows: 2,
+            row_src: 2,
+            row_dst: 256,
+            per: 2,
+            block: 128,
+            hull: 2426,
+            na: 1,
+            a_dst: 0,
+        });
+        let next = next_call(&program(vec![dim(16224, 512)], t), Simd::Avx2).unwrap();
+        assert_eq!(next.src, Some(16224));
+        // Rows bottom-up: the next call is below this one.
+        assert_eq!(next_call(&program(vec![dim(-499200, 512)], t), Simd::Avx2).unwrap().src, Some(-499200));
+        // A loop around it 12 bytes on reads the same lines again (sweep1_119): they are in cache, nothing to ask.
+        let reread = program(vec![Dim { n: 43, ..dim(12, 2436) }, dim(-239424, 512)], t);
+        assert!(next_call(&reread, Simd::Avx2).is_none_or(|n| n.src.is_none()));
+        // The next call continues this one's bytes.
+        assert!(next_call(&program(vec![dim(2430, 512)], t), Simd::Avx2).is_none_or(|n| n.src.is_none()));
     }
 }

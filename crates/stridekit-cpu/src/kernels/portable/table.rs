@@ -104,12 +104,21 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
 /// Bytes of the L1-resident block that passes bound for streaming stores are assembled in.
 const STAGE_BYTES: usize = 4096;
 
-/// Runs the call `c` with the table `t`.
+/// Runs the call `c` with the table `t`. `next_call`, when the outer loop's next call jumps away from this one, is
+/// that call's source pointer: the last pass requests the lines of its first pass (a hint: the pointer is never
+/// dereferenced), as every other pass requests the next pass's.
 ///
 /// # Safety
 /// The footprint of `c` from `src` and `dst` is valid and the sides do not overlap; `t` is the table built with
 /// the numbers of `c` (so every offset of a pass lies in [`pass_interval`], the footprint of that pass).
-pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &Table, ctx: Ctx) {
+pub(crate) unsafe fn table<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    c: TableCall,
+    t: &Table,
+    ctx: Ctx,
+    next_call: Option<*const u8>,
+) {
     let e = T::SIZE;
     let block_bytes = c.block * e;
     let contiguous = c.row_dst == block_bytes as isize || c.rows == 1;
@@ -121,7 +130,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
     let pass_bytes = c.per * block_bytes;
     if c.na > 1 {
         // SAFETY: the caller's contract; the planner gives a partner only to contiguous rows (`consistent`).
-        unsafe { with_partner::<T>(src, dst, c, t, ctx) };
+        unsafe { with_partner::<T>(src, dst, c, t, ctx, next_call) };
         return;
     }
     if contiguous && c.row_src == 0 && c.rows > c.per {
@@ -171,7 +180,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
                         TableCall { row_dst: block_bytes as isize, ..c },
                         t,
                         Ctx { nt: false, ..ctx },
-                        next_pass(src, r + done + j, c),
+                        next_pass(src, r + done + j, c).or(next_call),
                     )
                 };
                 done += j;
@@ -188,7 +197,7 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
         let k = c.per.min(c.rows - r);
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_offset(r as isize * c.row_dst));
         // SAFETY: rows r .. r + k of the caller's footprint.
-        unsafe { pass::<T>(s, d, k, c, t, ctx, next_pass(src, r + k, c)) };
+        unsafe { pass::<T>(s, d, k, c, t, ctx, next_pass(src, r + k, c).or(next_call)) };
         r += k;
     }
 }
@@ -198,7 +207,14 @@ pub(crate) unsafe fn table<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, 
 ///
 /// # Safety
 /// As for [`table`], with `c.na > 1` and contiguous destination rows (`c.rows == 1` or `c.row_dst == block` bytes).
-unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &Table, ctx: Ctx) {
+unsafe fn with_partner<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    c: TableCall,
+    t: &Table,
+    ctx: Ctx,
+    next_call: Option<*const u8>,
+) {
     let e = T::SIZE;
     // A pass whose source spreads wider than L1 is read line by line from further out: the partner tiles request
     // the offsets of the tiles ahead ([`x86::table_tiles`]).
@@ -213,7 +229,7 @@ unsafe fn with_partner<T: Elem>(src: *const u8, dst: *mut u8, c: TableCall, t: &
         let n = k * c.block;
         let offsets = &t.offsets[..n];
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
-        requests(next_pass(src, r + k, c), t, ctx).burst();
+        requests(next_pass(src, r + k, c).or(next_call), t, ctx).burst();
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
