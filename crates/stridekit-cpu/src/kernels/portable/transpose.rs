@@ -121,7 +121,7 @@ unsafe fn gather_tiles<T: Elem>(
     let block = gather_block(b_src, e);
     // Source rows a line or more apart are a stream each, and the hardware prefetcher tracks only so many (Intel's
     // L2 streamer 32): beyond that, each row's next line is requested a line's worth of `a` ahead (see
-    // [`prefetch_rows`]).
+    // [`gather_requesting`]).
     // (The planner's partners read 1-63 bytes apart; the bounds keep any other caller's numbers from dividing by 0.)
     let per_line = (64 / a_src.unsigned_abs().max(1)).max(1);
     let ahead = ctx.simd == Simd::Avx2 && b_src.unsigned_abs() > 64 && block.min(nb) > PREFETCH_STREAMS;
@@ -129,37 +129,48 @@ unsafe fn gather_tiles<T: Elem>(
     while b0 < nb {
         let len = block.min(nb - b0);
         for a in 0..na as isize {
-            if ahead && (a as usize).is_multiple_of(per_line) {
-                let next = src.wrapping_offset((a + per_line as isize) * a_src + b0 as isize * b_src);
-                prefetch_rows(next, len, b_src);
-            }
             // SAFETY: elements (a, b0 .. b0 + len) of the caller's ranges: `len` source elements `b_src` apart from
-            // element (a, b0), `len` contiguous destination elements from element (a, b0); |b_src| >= e.
+            // element (a, b0), `len` contiguous destination elements from element (a, b0); |b_src| >= e (the
+            // requests of `gather_requesting` are hints).
             unsafe {
                 let s = src.offset(a * a_src + b0 as isize * b_src);
                 let d = dst.offset(a * a_dst + (b0 * e) as isize);
                 ctx.bounds.debug_check_walks([(len, b_src), (1, 0)], e, s, [(len, e as isize), (1, 0)], e, d);
-                gather::<T>(s, d, len, b_src, ctx)
+                match ahead && (a as usize).is_multiple_of(per_line) {
+                    true => gather_requesting::<T>(s, d, len, b_src, per_line as isize * a_src),
+                    false => gather::<T>(s, d, len, b_src, ctx),
+                }
             };
         }
         b0 += len;
     }
 }
 
+/// The scalar gather (`dst[i] = src[i * stride]`, `stride` beyond a line: the gather tiles' rows) requesting, with
+/// each element, the line `at` bytes from it: the line the tiles read a line's worth of `a` later. Row gathers of
+/// 2-byte elements three apart, 1142 bytes between rows, bottom-up (sweep1_052 of `--sweep 200 --seed 1`) waited
+/// on a miss per row at each new line. Requested in one burst before the gather (up to 256 rows), the requests held
+/// the line fill buffers the gather's own loads needed; one per element, they run beside them (ten-element-apart
+/// f16 rows 104 KB apart, 116 of them, sweep1_037, in 0.62 of the time; nine such cases 0.89; six alternating
+/// rounds, `docs/PERFORMANCE.md`, eighteenth round). A hint: it never faults, and past the last `a` it names lines
+/// that are not read.
+///
+/// # Safety
+/// As for the gather: the `n` source elements and `n` contiguous destination elements are valid; no overlap;
+/// `|stride| >= size_of T`.
+#[inline]
+unsafe fn gather_requesting<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, at: isize) {
+    for i in 0..n {
+        let p = src.wrapping_offset(i as isize * stride);
+        #[cfg(target_arch = "x86_64")]
+        x86::prefetch_line(p.wrapping_offset(at));
+        // SAFETY: element i of the caller's ranges: the source element at `i * stride` bytes and destination
+        // element i of the n contiguous ones; the sides do not overlap.
+        unsafe { dst.add(i * T::SIZE).cast::<T>().write_unaligned(p.cast::<T>().read_unaligned()) };
+    }
+    let _ = at;
+}
+
 /// The most source rows of a block the gather tiles leave to the hardware prefetcher. Fourteen rows read
 /// backwards (sweep1_093) ran 0.47 -> 0.34 of the roofline with the requests, 256 rows 0.18 -> 0.35 (sweep1_052).
 const PREFETCH_STREAMS: usize = 32;
-
-/// Requests the line of each of `len` source elements `b_src` apart from `at`: the lines the gather tiles read a
-/// line's worth of `a` later. Row gathers of 2-byte elements three apart, 1142 bytes between rows, bottom-up
-/// (sweep1_052 of `--sweep 200 --seed 1`) waited on a miss per row at each new line: a gather of 256 rows after
-/// every ten `a`. A hint: it never faults, and past the last `a` it names lines that are not read. The caller
-/// decides whether to ask (AVX2 tiles over more than [`PREFETCH_STREAMS`] rows).
-#[inline]
-fn prefetch_rows(at: *const u8, len: usize, b_src: isize) {
-    #[cfg(target_arch = "x86_64")]
-    for k in 0..len as isize {
-        x86::prefetch_lines(at.wrapping_offset(k * b_src), &[0]);
-    }
-    let _ = (at, len, b_src);
-}

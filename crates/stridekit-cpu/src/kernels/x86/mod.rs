@@ -24,7 +24,7 @@ pub(crate) use copy::{NT_MIN_RUN, copy_avx2_ahead, copy_nt_avx2};
 pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
-pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_lines};
+pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuffle64_fits};
 #[cfg(not(miri))]
