@@ -21,7 +21,7 @@
 
 use crate::ExecOptions;
 use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner};
-use crate::table::{BLOCK_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
+use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
 
@@ -38,14 +38,16 @@ fn dims_of(t: &[TDim]) -> Vec<PDim> {
     t.iter().map(|d| PDim { n: d.n, src: d.src, dst: d.dst }).collect()
 }
 
-/// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather,
-/// reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a broadcast, or short rows whose
+/// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather of at
+/// most [`SMALL_GATHER_MAX_BYTES`], a reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a
+/// broadcast, or short rows whose
 /// call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks of short runs, which its
 /// periodic shuffle covers). Only with dimensions around it (`outer`): a single small call is cheap.
 fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
     outer
         && match inner {
-            Inner::Gather { n, .. } | Inner::Reverse { n } | Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
+            Inner::Gather { n, .. } => n * esize <= SMALL_GATHER_MAX_BYTES,
+            Inner::Reverse { n } | Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
             Inner::Copy { bytes } => bytes <= SMALL_RUN_MAX_BYTES,
             // Short rows whose whole call is a few hundred bytes: the table takes the dimension around them too.
             Inner::Rows { rows, bytes, .. } => rows.saturating_mul(bytes) <= BLOCK_MAX_BYTES,
@@ -501,6 +503,14 @@ mod tests {
         assert_eq!(p.outer[1].dst, -1200);
         assert!(p.outer[0].replicate);
         assert_eq!((p.replicated_block(0), p.replicated_low(0)), (2048 * 1200, -2047 * 1200));
+        // A stride-2 gather of 77 bytes backwards per row (more than the small runs' 64 bytes), rows 154 bytes
+        // apart: a table, 13 rows per pass, rather than a gather call per row (sweep1_112).
+        let p = compile(DataType::Uint8, &[16, 154], None, &[1, -2], &[16, 77], None);
+        let call = TableCall { rows: 16, row_src: 154, row_dst: 77, per: 13, block: 77, hull: 153, na: 1, a_dst: 0 };
+        assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
+        // 129 bytes per row: gathers.
+        let p = compile(DataType::Uint8, &[16, 258], None, &[1, -2], &[16, 129], None);
+        assert_eq!((p.outer.len(), p.inner), (1, Inner::Gather { n: 129, src: -2 }));
         // Short rows under a broadcast: a table pass of 16 rows, computed once and copied.
         let p = compile(f32, &[8, 4, 16], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 16], None);
         let call = TableCall { rows: 32, row_src: 0, row_dst: 64, per: 16, block: 16, hull: 64, na: 1, a_dst: 0 };

@@ -444,6 +444,28 @@ fn table_calls_that_jump_request_the_next_calls_first_pass() {
 }
 
 #[test]
+fn gathers_of_up_to_128_bytes_under_rows_take_the_table() {
+    // Gathers of 65-128 bytes per row go through the table with the rows around them (`SMALL_GATHER_MAX_BYTES`):
+    // a stride-2 gather of 77 bytes backwards, rows 154 bytes apart (sweep1_112); 41 u16 at stride 3 from padded
+    // rows of 149 (sweep2_110); 18 u32 at stride 3, rows bottom-up, into padded rows (sweep4_161); and 129 bytes,
+    // one more than the table takes. Enough rows for several passes and a partial one.
+    let rows: u32 = if cfg!(miri) { 20 } else { 300 };
+    case(DataType::Uint8, &[rows, 154], None, &[0, 0], &[rows, 154], &[1, -2], &[rows, 77], None);
+    case(DataType::Uint16, &[rows, 121], Some(&[149, 1]), &[0, 0], &[rows, 121], &[1, 3], &[rows, 41], None);
+    case(
+        DataType::Uint32,
+        &[rows + 1, 60],
+        Some(&[105, 1]),
+        &[0, 6],
+        &[rows, 54],
+        &[-1, 3],
+        &[rows, 18],
+        Some(&[76, 1]),
+    );
+    case(DataType::Uint8, &[rows, 258], None, &[0, 0], &[rows, 258], &[1, -2], &[rows, 129], None);
+}
+
+#[test]
 fn table_passes_over_far_rows_spread_their_requests() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third
