@@ -40,9 +40,9 @@ fn dims_of(t: &[TDim]) -> Vec<PDim> {
 
 /// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather of at
 /// most [`SMALL_GATHER_MAX_BYTES`], a reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a
-/// broadcast, or short rows whose
-/// call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks of short runs, which its
-/// periodic shuffle covers). Only with dimensions around it (`outer`): a single small call is cheap.
+/// broadcast, or short rows whose call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks
+/// of short runs, which its periodic shuffle covers). Only with dimensions around it (`outer`): a single small call
+/// is cheap.
 fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
     outer
         && match inner {

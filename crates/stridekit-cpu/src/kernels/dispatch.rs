@@ -485,7 +485,7 @@ unsafe fn steps_of<T: Elem>(
         Inner::Table(call) => {
             if let Some(t) = table {
                 // The last pass requests the next call's first pass (`table::table`), as passes do for each other;
-                // one call site, so that the kernel stays inlined into this loop (two cost small calls 1.15x).
+                // one call site, so that the kernel stays inlined into this loop (two cost small calls 1.14x).
                 let at = ctx.next.and_then(|n| n.src);
                 let before = Ctx { next: None, ..ctx };
                 each!(before, |a, b| table::table::<T>(a, b, call, t, ctx, at.map(|at| a.wrapping_offset(at))))
