@@ -188,7 +188,8 @@ mod tests {
     fn table_rows_count_their_lines_not_their_span() {
         // Rows 68 KiB apart reading 4 elements 5 KiB apart (4 lines): 32 rows read 8 KiB, not 2 MiB.
         let offsets: Vec<i32> = (0..32).flat_map(|r| (0..4).map(move |k| r * 68120 + k * 5240)).collect();
-        let table = Table { offsets, chunks: None, chunks64: None, lines: Vec::new(), row_shuffle: None };
+        let table =
+            Table { offsets, chunks: None, chunks64: None, lines: Vec::new(), followed: false, row_shuffle: None };
         let call =
             TableCall { rows: 1735, row_src: 68120, row_dst: 32, per: 32, block: 4, hull: 15728, na: 1, a_dst: 0 };
         let pass = kernel_reads(Inner::Table(TableCall { rows: 32, ..call }), Some(&table), 8);

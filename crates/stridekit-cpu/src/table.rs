@@ -48,6 +48,9 @@ pub(crate) struct Table {
     /// hardware prefetcher; a pass reading 4 of every 12 lines backwards ran at 0.04 of the roofline). Empty when a
     /// pass reads few lines or many (its own loads then overlap enough, or the next pass would not fit L1).
     pub lines: Vec<i32>,
+    /// The passes of a call form one dense stream the hardware prefetcher follows on its own ([`followed`]): a
+    /// pass requests only the next call's lines, not the next pass's.
+    pub followed: bool,
     /// The shuffle form of one row when each pass is one row (padded destination rows) of at most 32 bytes read
     /// from at most 16 (SIMD builds only).
     pub row_shuffle: Option<RowShuffle>,
@@ -232,6 +235,7 @@ impl TablePlan {
             shift: min,
             table: Table {
                 lines: prefetch_lines(&table_offsets, esize),
+                followed: followed(&table_offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes),
                 row_shuffle: if simd && per == 1 {
                     RowShuffle::build(&table_offsets, esize, hull as usize)
                 } else {
@@ -270,6 +274,47 @@ fn prefetch_lines(offsets: &[i32], esize: usize) -> Vec<i32> {
     }
     if lines.len() < PREFETCH_MIN_LINES { Vec::new() } else { lines }
 }
+
+/// Whether the passes of a call (consecutive rows `row_src` bytes apart, `block_bytes` written per row) read one
+/// dense stream the hardware prefetcher follows, so that requesting the next pass's lines only competes with the
+/// pass's own loads. The pass touches nearly every line of its interval (`interval`, from `pass_interval`; lines as
+/// if the pass started on a line), the next pass (`pass_src` bytes on) leaves no line between them, and either
+/// the rows walk backwards at most [`FOLLOWED_BACKWARD_ROW_BYTES`] apart (so the lines are read in falling order)
+/// or they walk forwards reading at least three bytes per byte written.
+///
+/// Measured on the sweep's table calls of several passes (seeds 1-4, 6-10 alternating rounds, `docs/PERFORMANCE.md`,
+/// nineteenth round): without the next pass's requests, rows 16-72 bytes apart backwards ran in 0.69-0.86 of the
+/// time (sweep1_009, sweep1_016, sweep1_069, sweep2_170, sweep3_154) and forward rows reading 3-5.5 bytes per byte
+/// written in 0.69-0.95 (sweep1_046, sweep2_110, sweep4_108, sweep2_011, sweep1_157). Forward rows reading 1.2-2.7
+/// bytes per byte written were split (0.84 for sweep1_163, 1.07-1.13 for sweep2_054, sweep4_095, sweep4_008), and
+/// rows 608 bytes apart backwards, each read forwards, ran 1.36x slower (sweep3_173): those keep the requests.
+fn followed(
+    offsets: &[i32],
+    esize: usize,
+    interval: (isize, isize),
+    pass_src: i64,
+    row_src: i64,
+    block_bytes: i64,
+) -> bool {
+    let (lo, hi) = interval;
+    let backward = row_src < 0 && row_src.unsigned_abs() <= FOLLOWED_BACKWARD_ROW_BYTES;
+    let reads_more = row_src >= 3 * block_bytes;
+    if !(backward || reads_more) || pass_src.unsigned_abs() >= (hi - lo) as u64 + 64 {
+        return false;
+    }
+    let line = |b: isize| b.div_euclid(64);
+    let span = (line(hi - 1) - line(lo) + 1) as usize;
+    let mut touched: Vec<isize> =
+        offsets.iter().flat_map(|&o| [line(o as isize), line(o as isize + esize as isize - 1)]).collect();
+    touched.sort_unstable();
+    touched.dedup();
+    // Nearly: a pass that does not start on a line may skip one more line between rows than this count shows.
+    touched.len() * 8 >= span * 7
+}
+
+/// The farthest apart backward rows of a [`followed`] call are: two lines. Rows further apart are each read
+/// forwards, a pattern the hardware does not follow as one stream.
+const FOLLOWED_BACKWARD_ROW_BYTES: u64 = 128;
 
 /// The source bytes `[lo, hi)` one pass of `per` rows reaches, relative to its source pointer.
 pub(crate) fn pass_interval(per: usize, row_src: isize, hull: usize) -> (isize, isize) {
@@ -417,6 +462,28 @@ mod tests {
             out[at..at + 16].copy_from_slice(&acc);
         }
         out
+    }
+
+    #[test]
+    fn dense_backward_rows_and_forward_rows_reading_three_times_what_they_write_are_left_to_the_hardware() {
+        let followed =
+            |mut dims: Vec<TDim>, esize: usize| TablePlan::build(&mut dims, esize, true).unwrap().table.followed;
+        // u32 triples at stride 3 from rows of 8, rows backwards (32 bytes apart): one falling stream.
+        assert!(followed(vec![TDim { n: 4000, src: -8, dst: 3 }, TDim { n: 3, src: 3, dst: 1 }], 4));
+        // 4 of every 16 u32 forwards: 4 bytes read per byte written, every line touched.
+        assert!(followed(vec![TDim { n: 4000, src: 16, dst: 4 }, TDim { n: 4, src: 1, dst: 1 }], 4));
+        // u16 pixels of 8 reversed in place: as many bytes read as written, so the requests stay.
+        assert!(!followed(vec![TDim { n: 4000, src: 8, dst: 8 }, TDim { n: 8, src: -1, dst: 1 }], 2));
+        // Twice as many read as written: the requests stay.
+        assert!(!followed(vec![TDim { n: 4000, src: 6, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }], 2));
+        // Backward rows 608 bytes apart, each read forwards: not one stream.
+        assert!(!followed(vec![TDim { n: 400, src: -304, dst: 57 }, TDim { n: 57, src: 5, dst: 1 }], 2));
+        // 4 bytes of every 128: half the lines are skipped.
+        assert!(!followed(vec![TDim { n: 4000, src: 128, dst: 4 }, TDim { n: 4, src: 1, dst: 1 }], 1));
+        // One row per pass (padded destination rows) of 20 bytes at stride 3 (58 bytes): rows 100 bytes apart leave
+        // no line between passes, 200 apart they do.
+        assert!(followed(vec![TDim { n: 400, src: 100, dst: 32 }, TDim { n: 20, src: 3, dst: 1 }], 1));
+        assert!(!followed(vec![TDim { n: 400, src: 200, dst: 32 }, TDim { n: 20, src: 3, dst: 1 }], 1));
     }
 
     #[test]

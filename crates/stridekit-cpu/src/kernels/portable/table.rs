@@ -180,7 +180,7 @@ pub(crate) unsafe fn table<T: Elem>(
                         TableCall { row_dst: block_bytes as isize, ..c },
                         t,
                         Ctx { nt: false, ..ctx },
-                        next_pass(src, r + done + j, c).or(next_call),
+                        ahead(src, r + done + j, c, t, next_call),
                     )
                 };
                 done += j;
@@ -197,7 +197,7 @@ pub(crate) unsafe fn table<T: Elem>(
         let k = c.per.min(c.rows - r);
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_offset(r as isize * c.row_dst));
         // SAFETY: rows r .. r + k of the caller's footprint.
-        unsafe { pass::<T>(s, d, k, c, t, ctx, next_pass(src, r + k, c).or(next_call)) };
+        unsafe { pass::<T>(s, d, k, c, t, ctx, ahead(src, r + k, c, t, next_call)) };
         r += k;
     }
 }
@@ -229,7 +229,7 @@ unsafe fn with_partner<T: Elem>(
         let n = k * c.block;
         let offsets = &t.offsets[..n];
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
-        requests(next_pass(src, r + k, c).or(next_call), t, ctx).burst();
+        requests(ahead(src, r + k, c, t, next_call), t, ctx).burst();
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
@@ -261,6 +261,13 @@ const SPREAD_BYTES: usize = 32 << 10;
 #[inline]
 fn next_pass(src: *const u8, r: usize, c: TableCall) -> Option<*const u8> {
     (r < c.rows).then(|| src.wrapping_offset(r as isize * c.row_src))
+}
+
+/// What a pass ending before row `r` requests: the next pass's lines, unless the passes are one stream the
+/// hardware follows ([`Table::followed`]); after the last pass, the next call's (`next_call`).
+#[inline]
+fn ahead(src: *const u8, r: usize, c: TableCall, t: &Table, next_call: Option<*const u8>) -> Option<*const u8> {
+    if r < c.rows { next_pass(src, r, c).filter(|_| !t.followed) } else { next_call }
 }
 
 /// The requests for the lines of the next pass (from `next`): none without a next pass or AVX2 (the portable
@@ -370,5 +377,32 @@ unsafe fn pass<T: Elem>(
         // SAFETY: element i of the pass's k rows: offset o lies in the pass interval (the table's invariant), inside
         // the footprint; destination element i of the contiguous rows 0 .. k (of the one row when k == 1).
         unsafe { dst.add(i * e).cast::<T>().write_unaligned(src.offset(o as isize).cast::<T>().read_unaligned()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pass_requests_the_next_pass_unless_the_hardware_follows_and_the_last_pass_the_next_call() {
+        let c = TableCall { rows: 10, row_src: 32, row_dst: 12, per: 4, block: 3, hull: 12, na: 1, a_dst: 0 };
+        let mut t = Table {
+            offsets: vec![0; 12],
+            chunks: None,
+            chunks64: None,
+            lines: vec![0; 4],
+            followed: false,
+            row_shuffle: None,
+        };
+        let src = 0x1000 as *const u8;
+        let call = Some(0x9000 as *const u8);
+        assert_eq!(ahead(src, 4, c, &t, call), Some(src.wrapping_add(128)));
+        assert_eq!(ahead(src, 10, c, &t, call), call);
+        t.followed = true;
+        assert_eq!(ahead(src, 4, c, &t, call), None);
+        assert_eq!(ahead(src, 8, c, &t, call), None);
+        assert_eq!(ahead(src, 10, c, &t, call), call);
+        assert_eq!(ahead(src, 10, c, &t, None), None);
     }
 }
