@@ -162,6 +162,31 @@ impl Inner {
             Inner::Table(_) => "table",
         }
     }
+
+    /// Whether one call's destination bytes form one contiguous block, and how many bytes that block has (of the
+    /// call's destination bytes, when not contiguous); `None` when the count overflows.
+    pub(crate) fn dst_block(self, esize: usize) -> Option<(bool, usize)> {
+        Some(match self {
+            Inner::Copy { bytes } => (true, bytes),
+            Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } => (true, n.checked_mul(esize)?),
+            Inner::Transpose { na, a_dst, nb, .. } => {
+                (usize::try_from(a_dst).ok() == nb.checked_mul(esize), na.checked_mul(nb)?.checked_mul(esize)?)
+            }
+            Inner::Rows { rows, bytes, dst, .. } => {
+                (usize::try_from(dst).ok() == Some(bytes), rows.checked_mul(bytes)?)
+            }
+            Inner::Scatter { n, .. } => (n == 1, esize),
+            // With a partner, the rows are contiguous and written once per partner step, `a_dst` apart.
+            Inner::Table(c) if c.na > 1 => {
+                let rows = c.rows.checked_mul(c.block)?.checked_mul(esize)?;
+                (usize::try_from(c.a_dst).ok() == Some(rows), c.na.checked_mul(rows)?)
+            }
+            Inner::Table(c) => (
+                c.rows == 1 || c.row_dst == c.block as isize * esize as isize,
+                c.rows.checked_mul(c.block)?.checked_mul(esize)?,
+            ),
+        })
+    }
 }
 
 /// A normalised copy.
@@ -321,26 +346,7 @@ impl Program {
             }
             false => (inner, None, 0),
         };
-        let (inner_dst_contiguous, inner_block_bytes) = match inner {
-            Inner::Copy { bytes } => (true, bytes),
-            Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } => (true, n * esize),
-            Inner::Transpose { na, a_dst, nb, .. } => {
-                (usize::try_from(a_dst).ok() == nb.checked_mul(esize), na.checked_mul(nb)?.checked_mul(esize)?)
-            }
-            Inner::Rows { rows, bytes, dst, .. } => {
-                (usize::try_from(dst).ok() == Some(bytes), rows.checked_mul(bytes)?)
-            }
-            Inner::Scatter { n, .. } => (n == 1, esize),
-            // With a partner, the rows are contiguous and written once per partner step, `a_dst` apart.
-            Inner::Table(c) if c.na > 1 => {
-                let rows = c.rows.checked_mul(c.block)?.checked_mul(esize)?;
-                (usize::try_from(c.a_dst).ok() == Some(rows), c.na.checked_mul(rows)?)
-            }
-            Inner::Table(c) => (
-                c.rows == 1 || c.row_dst == c.block as isize * e as isize,
-                c.rows.checked_mul(c.block)?.checked_mul(esize)?,
-            ),
-        };
+        let (inner_dst_contiguous, inner_block_bytes) = inner.dst_block(esize)?;
         let mut outer = Vec::with_capacity(dims.len());
         for d in &dims {
             outer.push(Dim { n: count(d.n)?, src: bytes(d.src)?, dst: bytes(d.dst)?, replicate: false });

@@ -616,3 +616,50 @@ fn fills_of_every_length() {
         }
     }
 }
+
+#[test]
+fn adjacent_small_blocks_stream_through_the_stage() {
+    // With streaming stores, the calls of an innermost loop whose blocks are adjacent and not whole lines go through
+    // an L1 stage (`kernels::stage`): fills of one value per row (4 rows a call group) and interleaves of two planes
+    // into pixels, 5 calls a group. The batch pitch adds one element, so every group starts at another offset
+    // modulo 64; the lengths give blocks below a line, of a few lines and a ragged tail, and groups that span
+    // several stages (rows of 8 calls of up to 1 KiB).
+    let batches: u32 = if cfg!(miri) { 2 } else { 9 };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
+        let e = dt.size_in_bytes().unwrap();
+        let (blocks, rows_list): (&[u32], &[u32]) =
+            if cfg!(miri) { (&[24, 336], &[4]) } else { (&[24, 200, 336, 1000], &[4, 8]) };
+        for &block in blocks {
+            let n = block / e;
+            for &rows in rows_list {
+                let pitch = [rows * n + 1, n, 1];
+                case(
+                    dt,
+                    &[batches, rows, n],
+                    Some(&[rows, 1, 0]),
+                    &[0; 3],
+                    &[batches, rows, n],
+                    &[1; 3],
+                    &[batches, rows, n],
+                    Some(&pitch),
+                );
+            }
+        }
+        let planes: &[u32] = if cfg!(miri) { &[33] } else { &[5, 33, 70] };
+        for &na in planes {
+            // Planes far apart (the pixel's two values from other halves of the input), pixels of two values.
+            let plane = batches * 5 * na;
+            let pitch = [5 * na * 2 + 1, na * 2, 2, 1];
+            case(
+                dt,
+                &[batches, 5, na, 2],
+                Some(&[5 * na, na, 1, plane]),
+                &[0; 4],
+                &[batches, 5, na, 2],
+                &[1; 4],
+                &[batches, 5, na, 2],
+                Some(&pitch),
+            );
+        }
+    }
+}

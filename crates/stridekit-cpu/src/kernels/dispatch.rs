@@ -4,6 +4,7 @@
 use super::footprint::{Bounds, Checked};
 use super::portable::{copy, fill, gather, reverse, rows, scatter, table, transpose};
 use super::split::{Split, for_each_range};
+use super::stage;
 use super::{Ctx, Elem, Simd, by_size};
 use crate::planner::{Dim, Inner, Program};
 use crate::table::Table;
@@ -319,6 +320,13 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     }
 }
 
+impl NextCall {
+    /// These requests without the destination's part: for calls that write a stage, not the output (`stage`).
+    pub(super) fn without_dst(self) -> NextCall {
+        NextCall { dst: None, ..self }
+    }
+}
+
 /// `ctx` whose next-call requests keep only the destination's part: for the kernels that request the next call's
 /// source themselves (`copy::copy_bytes_ahead`, `rows::takes_next_call`).
 fn dst_only(ctx: Ctx) -> Ctx {
@@ -440,6 +448,17 @@ unsafe fn steps_of<T: Elem>(
     dst: *mut u8,
     ctx: Ctx,
 ) {
+    if let Some(block) = stage::staged(inner, steps, d, dst, ctx) {
+        // SAFETY: the steps' blocks are the `steps * block` adjacent bytes from `dst` (`staged`: d == block, each
+        // call's block contiguous), inside the caller's contract; each group of calls writes exactly its blocks,
+        // from the stage pointer it is given, with the stage's bounds (the same kernels on the same numbers).
+        unsafe {
+            stage::run_staged(steps, block, dst, ctx, |i, k, to, staged| {
+                steps_of::<T>(inner, table, k, s, d, src.wrapping_offset(i as isize * s), to, staged)
+            })
+        };
+        return;
+    }
     // One loop per kernel, `$call` on each step's pointers, after the requests of `$ctx` (the call's own by default).
     macro_rules! each {
         (|$a:ident, $b:ident| $call:expr) => {

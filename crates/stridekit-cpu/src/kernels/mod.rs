@@ -7,6 +7,7 @@
 //!   the check sums up; in debug builds (tests, Miri) every kernel call re-checks its footprint against the range.
 //! - [`split`]: dividing a copy into disjoint output parts for threads.
 //! - [`dispatch`]: the outer loops, replication, and the choice of the kernel implementation (SIMD or portable).
+//! - [`stage`]: streaming a loop of small calls through an L1 stage, so that streaming stores write whole lines.
 //! - [`portable`]: the portable kernels, safe code over slices wherever the destination of one call is contiguous.
 //! - `x86`: the AVX2 kernels, one file per kernel.
 //!
@@ -20,6 +21,7 @@ mod footprint;
 mod portable;
 mod split;
 mod spread;
+mod stage;
 #[cfg(target_arch = "x86_64")]
 mod x86;
 
