@@ -1,10 +1,17 @@
 //! Streaming the calls of an innermost loop through an L1 stage: when the calls write adjacent blocks that are not
-//! whole cache lines (a fill of 336 bytes per row, rows of 273 bytes), each call's streaming stores stop short of
-//! the lines it shares with its neighbours, which it writes with ordinary stores instead: one line read for
-//! ownership at every block boundary, and four fills of 336 bytes per call of a 53 MB output ran at 0.24 of the
-//! roofline. Here a group of calls writes its blocks into a stage with ordinary stores (the stage stays in L1), and
-//! the stage goes out in whole aligned lines with streaming stores; the partial line at a group's end is carried
-//! to the next group, so that only the run's first and last lines are written with ordinary stores.
+//! whole cache lines (a fill of 336 bytes per row, an interleave of two planes into 264 bytes of pixels), each call
+//! writes the lines it shares with its neighbours on its own: the fill with ordinary stores (one line read for
+//! ownership at every block boundary: four fills of 336 bytes per loop of a 53 MB output ran at 0.24 of the
+//! roofline), the interleave in streamed 16-byte pieces (a partly streamed line costs about 20x a whole one). Here
+//! a group of calls writes its blocks into a stage with ordinary stores (the stage stays in L1), and the stage goes
+//! out in whole aligned lines with streaming stores; the partial line at a group's end is carried to the next
+//! group, so that only the run's first and last lines are written with ordinary stores.
+//!
+//! Only fills and transposes are staged ([`staged`]): the other kernels' calls were within noise or slower staged
+//! (24 sweep cases; `docs/PERFORMANCE.md`, nineteenth round), and so was a transpose whose scratch block already
+//! streams whole lines (u8 blocks of 348 bytes: 1.11x the time). A loop whose steps the threads' split takes one by
+//! one (a program with a single outer loop) is not staged, and a partial line is not carried from one run of the
+//! innermost loop to the next even where their blocks continue each other.
 
 use super::Ctx;
 use super::footprint::Bounds;
