@@ -14,7 +14,7 @@
 //!
 //! Everything here is safe code: it only computes numbers. The kernel (`kernels/portable/table.rs`) trusts them only
 //! through the footprint check (every table offset lies in `[lo, hi)` of a pass, asserted at build time and
-//! re-checked in debug builds) and the bounds of the windows, which [`Table::build`] proves (see [`Chunks`]).
+//! re-checked in debug builds) and the bounds of the windows, which [`TablePlan::build`] proves (see [`Chunks`]).
 
 /// The largest block, in destination bytes: small blocks are the ones that need a table.
 pub(crate) const BLOCK_MAX_BYTES: usize = 256;
