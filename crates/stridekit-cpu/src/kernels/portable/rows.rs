@@ -36,6 +36,8 @@ const STAGE_BYTES: usize = 4096;
 /// block and streamed out from there, so that the destination lines are not read for ownership first; the short
 /// moves themselves cannot stream (they are not whole aligned vectors).
 ///
+/// Long runs far apart request the runs [`LONG_RUNS_AHEAD`] further on as they go ([`requests_long_runs`]).
+///
 /// `next` is the source pointer of the next call, given only when [`takes_next_call`] holds: the row loop then
 /// requests the next call's first runs as it copies its own last ones, instead of the dispatch requesting them all
 /// before the call.
@@ -60,14 +62,17 @@ pub(crate) unsafe fn rows(
     // Long runs read backwards (rows bottom-up) are walked from the last row, so that the reads rise: the hardware
     // prefetcher follows rising streams (1 KiB rows read bottom-up ran at 0.55 of the roofline, forwards 0.85).
     let backwards = s < 0 && bytes > MOVES_MAX_BYTES;
+    // How many runs the walk has whose lines the row loop may request ahead (none when it requests nothing); each
+    // chunk below is told how many of them lie from its first run on.
+    let walk = if requests_long_runs(bytes, s, ctx) { rows } else { 0 };
     if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES && !whole_lines) {
         if backwards {
             let last = rows as isize - 1;
             // SAFETY: the same runs, from run rows - 1 down to run 0 (the caller's contract).
-            unsafe { rows_any(src.offset(last * s), dst.offset(last * d), rows, bytes, -s, -d, ctx, None) };
+            unsafe { rows_any(src.offset(last * s), dst.offset(last * d), (rows, walk), bytes, -s, -d, ctx, None) };
         } else {
             // SAFETY: the caller's contract.
-            unsafe { rows_any(src, dst, rows, bytes, s, d, ctx, next) };
+            unsafe { rows_any(src, dst, (rows, walk), bytes, s, d, ctx, next) };
         }
         return;
     }
@@ -87,7 +92,17 @@ pub(crate) unsafe fn rows(
             if backwards {
                 let last = (r + k - 1) as isize;
                 let slot = stage.add((k - 1) * bytes);
-                rows_any(src.offset(last * s), slot, k, bytes, -s, -(bytes as isize), Ctx { nt: false, ..ctx }, None);
+                let (runs, walk) = (k, walk.min(r + k));
+                rows_any(
+                    src.offset(last * s),
+                    slot,
+                    (runs, walk),
+                    bytes,
+                    -s,
+                    -(bytes as isize),
+                    Ctx { nt: false, ..ctx },
+                    None,
+                );
             } else {
                 // The last runs of the call request the next call's first ones (`next`); the others, runs of
                 // this call further on.
@@ -95,7 +110,7 @@ pub(crate) unsafe fn rows(
                 rows_any(
                     src.offset(r as isize * s),
                     stage,
-                    k,
+                    (k, walk.saturating_sub(r)),
                     bytes,
                     s,
                     bytes as isize,
@@ -122,7 +137,7 @@ pub(crate) unsafe fn rows(
 unsafe fn rows_any(
     src: *const u8,
     dst: *mut u8,
-    rows: usize,
+    (rows, walk): (usize, usize),
     bytes: usize,
     s: isize,
     d: isize,
@@ -144,7 +159,15 @@ unsafe fn rows_any(
         }
     }
     let _ = Simd::None;
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = walk;
     if bytes > MOVES_MAX_BYTES {
+        #[cfg(target_arch = "x86_64")]
+        if walk > 0 {
+            // SAFETY: the caller's contract.
+            unsafe { long_runs_requesting(src, dst, (rows, walk), bytes, s, d, ctx) };
+            return;
+        }
         for r in 0..rows as isize {
             // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
             // A bulk copy each: it streams whole lines when the copy streams.
@@ -163,10 +186,56 @@ unsafe fn rows_any(
     };
 }
 
+/// The long runs' loop of [`rows_any`] requesting, with each run, the lines of the run [`LONG_RUNS_AHEAD`] further
+/// on while that run is one of the `walk` runs from this chunk's first.
+///
+/// # Safety
+/// As for [`rows`].
+#[cfg(target_arch = "x86_64")]
+unsafe fn long_runs_requesting(
+    src: *const u8,
+    dst: *mut u8,
+    (rows, walk): (usize, usize),
+    bytes: usize,
+    s: isize,
+    d: isize,
+    ctx: Ctx,
+) {
+    for r in 0..rows as isize {
+        if ((r + LONG_RUNS_AHEAD) as usize) < walk {
+            // A hint: it never faults.
+            x86::prefetch_bytes(src.wrapping_offset((r + LONG_RUNS_AHEAD) * s), bytes);
+        }
+        // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
+        unsafe { copy_bytes(src.offset(r * s), dst.offset(r * d), bytes, ctx) };
+    }
+}
+
 /// Whether the row loop requests the lines of runs ahead: runs that start a line of their own each are not a stream
 /// the hardware follows (see [`PREFETCH_AHEAD`]).
 fn requests_ahead(s: isize, ctx: Ctx) -> bool {
     ctx.simd == Simd::Avx2 && s.unsigned_abs() > 64
+}
+
+/// How many runs ahead [`rows_any`] requests the lines of a run longer than [`MOVES_MAX_BYTES`] when more than
+/// [`LONG_RUNS_GAP`] bytes lie between runs. The hardware prefetcher does not fetch across such gaps, so each run
+/// waited for its own lines, from the last-level cache or from memory: in a C loop of `memcpy` calls on this
+/// machine, 364-byte runs 728 bytes apart from an 8.9 MB source took 166 ns a run on one core, 30-36 ns with the
+/// run 2-8 runs ahead requested. In stridekit, runs of 240-590 bytes 700-2100 bytes apart (sweep1_031, sweep2_012,
+/// 060, 075) ran in 0.66-0.81 of the time (five alternating rounds; `docs/PERFORMANCE.md`, twentieth round).
+#[cfg(target_arch = "x86_64")]
+const LONG_RUNS_AHEAD: isize = 8;
+
+/// The gap between long runs, in bytes, beyond which [`rows_any`] requests them ahead: the hardware prefetcher
+/// still follows runs a line or so apart (608-byte runs 688 bytes apart gained nothing).
+const LONG_RUNS_GAP: usize = 128;
+
+/// Whether [`rows_any`] requests the lines of long runs ahead ([`LONG_RUNS_AHEAD`]): runs of more than
+/// [`MOVES_MAX_BYTES`] (shorter ones request theirs in [`rows_with`]) more than [`LONG_RUNS_GAP`] apart, in a copy
+/// that streams (its footprint exceeds the caches, `ExecOptions::non_temporal_min_bytes`). In cache-sized copies the
+/// runs come from L1 and L2, where the requests only cost.
+fn requests_long_runs(bytes: usize, s: isize, ctx: Ctx) -> bool {
+    ctx.nt && ctx.simd == Simd::Avx2 && bytes > MOVES_MAX_BYTES && s.unsigned_abs() > bytes + LONG_RUNS_GAP
 }
 
 /// Whether a call of runs of `bytes` bytes `s` apart takes the requests for the next call's runs into its row loop
@@ -265,5 +334,34 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool>(
             dp.cast::<[u8; W]>().write_unaligned(head);
             dp.add(tail).cast::<[u8; W]>().write_unaligned(last);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::footprint::Bounds;
+
+    #[test]
+    fn only_long_runs_far_apart_in_a_streaming_copy_request_runs_ahead() {
+        let ctx = Ctx {
+            esize: 1,
+            simd: Simd::Avx2,
+            vbmi: false,
+            nt: true,
+            bounds: Bounds { src: (0, 0), dst: (0, 0) },
+            next: None,
+        };
+        // 364-byte runs 728 apart, either direction: requested.
+        assert!(requests_long_runs(364, 728, ctx));
+        assert!(requests_long_runs(364, -728, ctx));
+        // Gaps of at most LONG_RUNS_GAP, short runs (their row loop requests its own), cache-sized copies and no
+        // AVX2: not requested.
+        assert!(!requests_long_runs(608, 688, ctx));
+        assert!(!requests_long_runs(364, 364 + 128, ctx));
+        assert!(requests_long_runs(364, 364 + 129, ctx));
+        assert!(!requests_long_runs(128, 1000, ctx));
+        assert!(!requests_long_runs(364, 728, Ctx { nt: false, ..ctx }));
+        assert!(!requests_long_runs(364, 728, Ctx { simd: Simd::None, ..ctx }));
     }
 }
