@@ -63,6 +63,19 @@ fn gathers_stride_2_3_4_and_negative() {
     }
 }
 
+// Not under Miri: Miri runs no prefetch (`next_call` is `None` there), and the gathers themselves are tested above.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn backward_gathers_whose_calls_jump_request_the_next_call() {
+    // Gathers read backwards whose next call jumps request that call's elements first (`dispatch::next_call`):
+    // 44 u32 three apart per row from the end, rows bottom-up (sweep1_039); 79 u64 three apart, rows top-down
+    // (sweep1_000); 100 u16 a hundred elements apart (each element a line of its own), rows bottom-up.
+    let rows: u32 = 60;
+    case(DataType::Uint32, &[rows + 2, 3, 133], None, &[0, 0, 1], &[rows, 1, 132], &[-1, 1, -3], &[rows, 1, 44], None);
+    case(DataType::Uint64, &[rows + 6, 7, 235], None, &[6, 6, 0], &[rows, 1, 235], &[1, 1, -3], &[rows, 1, 79], None);
+    case(DataType::Uint16, &[rows, 10000], None, &[0, 5], &[rows, 9901], &[-1, -100], &[rows, 100], None);
+}
+
 #[test]
 fn gathers_stride_5_to_8_of_small_elements() {
     // Strides of 5-8 elements take the shuffle form for 1-byte elements (up to 8 source chunks per 16-byte lane),

@@ -283,6 +283,12 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
             Inner::Copy { bytes } => (0, bytes as isize, 1, 0),
             Inner::Reverse { n } => (-(n as isize - 1) * e, n as isize * e, 1, 0),
             Inner::Gather { n, src } if src > 0 => (0, n as isize * src, 1, 0),
+            // Backwards: the span below the kernel's pointer, or its elements when they are a line or more apart.
+            // Rows of u32 three apart read from their end, 1596 bytes between calls, from a 9.5 MB source
+            // (sweep1_039) ran in 0.61-0.65 of the time; 79 u64 three apart per row (sweep1_000) 0.82-0.87; over
+            // the 14 backward gathers under outer loops of seeds 1-4, 0.96 (five alternating rounds; twentieth
+            // round of `docs/PERFORMANCE.md`).
+            Inner::Gather { n, src } => runs(0, e, n, src),
             Inner::Rows { rows, bytes, src, .. } => runs(0, bytes as isize, rows, src),
             // A transpose reads `nb` runs of its `na` nearby elements, `b_src` apart.
             Inner::Transpose { na, a_src, nb, b_src, .. } if a_src.unsigned_abs() < 64 => {
