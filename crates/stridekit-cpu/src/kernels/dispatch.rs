@@ -220,9 +220,24 @@ const PREFETCH_ROW_BYTES: usize = 4096;
 /// The smallest gap between the end of one call's bytes and the start of the next call's for which
 /// [`prefetch_next_call`] acts. 1024 until the eighteenth round: ten sweep cases with gaps of 400-1000 bytes, six
 /// alternating rounds, ran in 0.93 of the time with 768 (u16 rows 818 bytes long 986 apart in 0.67) and 0.92 with
-/// 256, where three of gaps of 400-500 bytes lost 8-23% (their next lines are streamed already).
+/// 256, where three of gaps of 400-500 bytes lost 8-23% (their next lines are streamed already). Calls of a few lines
+/// in a streaming copy take [`PREFETCH_SHORT_GAP_MIN`] instead.
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_GAP_MIN: isize = 768;
+
+/// Calls whose source spans fewer bytes than this take [`PREFETCH_SHORT_GAP_MIN`] in a streaming copy: the
+/// hardware prefetcher follows a long run across a gap, but a call of a few lines ends before it starts, and the
+/// next call then waits for its own lines (from the last-level cache or memory alike: 364-byte runs 728 bytes apart
+/// took 166 ns a run in a C loop of `memcpy` calls, 30-36 ns with the next runs requested).
+#[cfg(target_arch = "x86_64")]
+const PREFETCH_SHORT_EXTENT: isize = 1024;
+
+/// [`PREFETCH_GAP_MIN`] for calls shorter than [`PREFETCH_SHORT_EXTENT`] in a streaming copy. Three sweep cases with
+/// gaps of 256-621 bytes after calls of 292-928 bytes ran in 0.48-0.74 of the time (sweep1_091, sweep2_109,
+/// sweep3_144; five alternating rounds, `docs/PERFORMANCE.md`, twentieth round); cache-sized copies with such gaps
+/// did not gain (sweep1_066: 1.22, sweep2_142, sweep3_031: 1.03-1.05), and keep [`PREFETCH_GAP_MIN`].
+#[cfg(target_arch = "x86_64")]
+const PREFETCH_SHORT_GAP_MIN: isize = 128;
 
 /// The most lines [`prefetch_next_call`] requests for the separate runs of a short-rows call.
 #[cfg(target_arch = "x86_64")]
@@ -304,7 +319,12 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
             _ => return None,
         };
         let extent = (count as isize - 1) * step.abs() + len;
-        let jumps = |stride: isize, extent: isize| stride < 0 || stride - extent >= PREFETCH_GAP_MIN;
+        // The gap beyond which the next call is taken to jump: shorter for calls of a few lines in a streaming copy.
+        let gap_min = |extent: isize| match p.streaming && extent < PREFETCH_SHORT_EXTENT {
+            true => PREFETCH_SHORT_GAP_MIN,
+            false => PREFETCH_GAP_MIN,
+        };
+        let jumps = |stride: isize, extent: isize| stride < 0 || stride - extent >= gap_min(extent);
         // An outer loop stepping less than a line or a run reads the call's lines again: they come from the cache,
         // where a request only costs (u32 triples from three rows a megabyte apart, re-read by a loop 12 bytes on:
         // 1.37x the time with the next call's 87 lines requested). A table's runs are its elements.
@@ -561,6 +581,23 @@ mod tests {
         assert!(next_call(&program(vec![dim(1496, 176)], t), Simd::None).is_none());
         let tiled = Program { reuse_tile: Some(4), ..program(vec![dim(1496, 176)], t) };
         assert!(next_call(&tiled, Simd::Avx2).is_none());
+    }
+
+    #[test]
+    fn short_calls_of_a_streaming_copy_jump_at_smaller_gaps() {
+        // 292-byte gathers of u8 two apart, 654 bytes between calls (sweep3_144): a gap of 362 bytes is a jump in a
+        // streaming copy, not in a cache-sized one; a call of 1 KiB or more keeps the gap of PREFETCH_GAP_MIN.
+        let g = Inner::Gather { n: 146, src: 2 };
+        let streaming = Program { streaming: true, ..program(vec![dim(654, 146)], g) };
+        assert_eq!(next_call(&streaming, Simd::Avx2).and_then(|n| n.src), Some(654));
+        // (The source part only: the destination's is asked for under ordinary stores alone.)
+        let src = |p: &Program| next_call(p, Simd::Avx2).and_then(|n| n.src);
+        assert_eq!(src(&program(vec![dim(654, 146)], g)), None);
+        // The gap at the threshold, just below it, and a long call with a gap below PREFETCH_GAP_MIN.
+        assert_eq!(src(&Program { streaming: true, ..program(vec![dim(292 + 128, 146)], g) }), Some(420));
+        assert_eq!(src(&Program { streaming: true, ..program(vec![dim(292 + 127, 146)], g) }), None);
+        let long = Inner::Gather { n: 600, src: 2 };
+        assert_eq!(src(&Program { streaming: true, ..program(vec![dim(1200 + 500, 600)], long) }), None);
     }
 
     #[test]
