@@ -159,20 +159,14 @@ unsafe fn rows_any(
         }
     }
     let _ = Simd::None;
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = walk;
     if bytes > MOVES_MAX_BYTES {
-        #[cfg(target_arch = "x86_64")]
-        if walk > 0 {
-            // SAFETY: the caller's contract.
-            unsafe { long_runs_requesting(src, dst, (rows, walk), bytes, s, d, ctx) };
-            return;
-        }
-        for r in 0..rows as isize {
-            // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
-            // A bulk copy each: it streams whole lines when the copy streams.
-            unsafe { copy_bytes(src.offset(r * s), dst.offset(r * d), bytes, ctx) };
-        }
+        // SAFETY: the caller's contract.
+        unsafe {
+            match walk > 0 {
+                true => long_runs::<true>((src, s), (dst, d), (rows, walk), bytes, ctx),
+                false => long_runs::<false>((src, s), (dst, d), (rows, 0), bytes, ctx),
+            }
+        };
         return;
     }
     let ahead = requests_ahead(s, ctx);
@@ -186,29 +180,30 @@ unsafe fn rows_any(
     };
 }
 
-/// The long runs' loop of [`rows_any`] requesting, with each run, the lines of the run [`LONG_RUNS_AHEAD`] further
-/// on while that run is one of the `walk` runs from this chunk's first.
+/// The long runs' loop of [`rows_any`]: a bulk copy each (it streams whole lines when the copy streams). With
+/// `REQUEST`, each run first requests the lines of the run [`LONG_RUNS_AHEAD`] further on while that run is one of
+/// the `walk` runs from this chunk's first (a separate instance, so that the loop without requests tests nothing).
 ///
 /// # Safety
 /// As for [`rows`].
-#[cfg(target_arch = "x86_64")]
-unsafe fn long_runs_requesting(
-    src: *const u8,
-    dst: *mut u8,
+#[inline]
+unsafe fn long_runs<const REQUEST: bool>(
+    (src, s): (*const u8, isize),
+    (dst, d): (*mut u8, isize),
     (rows, walk): (usize, usize),
     bytes: usize,
-    s: isize,
-    d: isize,
     ctx: Ctx,
 ) {
     for r in 0..rows as isize {
-        if ((r + LONG_RUNS_AHEAD) as usize) < walk {
+        #[cfg(target_arch = "x86_64")]
+        if REQUEST && ((r + LONG_RUNS_AHEAD) as usize) < walk {
             // A hint: it never faults.
             x86::prefetch_bytes(src.wrapping_offset((r + LONG_RUNS_AHEAD) * s), bytes);
         }
         // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
         unsafe { copy_bytes(src.offset(r * s), dst.offset(r * d), bytes, ctx) };
     }
+    let _ = walk;
 }
 
 /// Whether the row loop requests the lines of runs ahead: runs that start a line of their own each are not a stream
