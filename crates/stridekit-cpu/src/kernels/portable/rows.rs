@@ -92,11 +92,10 @@ pub(crate) unsafe fn rows(
             if backwards {
                 let last = (r + k - 1) as isize;
                 let slot = stage.add((k - 1) * bytes);
-                let (runs, walk) = (k, walk.min(r + k));
                 rows_any(
                     src.offset(last * s),
                     slot,
-                    (runs, walk),
+                    (k, walk.min(r + k)),
                     bytes,
                     -s,
                     -(bytes as isize),
