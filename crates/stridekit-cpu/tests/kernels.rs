@@ -487,7 +487,7 @@ fn table_passes_over_far_rows_spread_their_requests() {
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third
     // row bottom-up (rows 768 bytes apart, 8 windows per chunk; sweep1_080), and 7-byte runs of 11 rows of 17 bytes
     // from blocks 5491 bytes apart (4 windows; sweep1_141). Enough rows for many passes and a partial one.
-    let rows: u32 = if cfg!(miri) { 40 } else { 300 };
+    let rows: u32 = if cfg!(miri) { 34 } else { 300 };
     case(
         DataType::Uint8,
         &[3 * rows + 2, 32, 8],
