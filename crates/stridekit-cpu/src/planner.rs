@@ -20,7 +20,7 @@
 //!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
 
 use crate::ExecOptions;
-use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner};
+use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
@@ -75,8 +75,9 @@ fn call_of(t: &TablePlan) -> TableCall {
 /// whose steps are contiguous in the destination behind the call's single pass ([`narrow_partner`]: 12 planes of
 /// bytes at irregular distances into 12-byte pixels). Each source line the table's elements read then serves a
 /// whole tile of partner steps, instead of being read again (usually from memory) at every step of an outer loop
-/// (u16 pairs 1 KiB apart under 25 output planes: 0.04 of the roofline).
-fn table_partner(dims: &[PDim], call: &TableCall, esize: usize) -> Option<usize> {
+/// (u16 pairs 1 KiB apart under 25 output planes: 0.04 of the roofline). A partner shorter than a tile
+/// ([`short_partner`]: pixels of a few channels into planes) only when the table has no shuffle form (`shuffles`).
+fn table_partner(dims: &[PDim], call: &TableCall, esize: usize, shuffles: bool) -> Option<usize> {
     let tile = 16 / esize;
     let contiguous = call.rows == 1 || call.row_dst == (call.block * esize) as isize;
     let fits = matches!(esize, 1 | 2 | 4) && contiguous;
@@ -85,8 +86,12 @@ fn table_partner(dims: &[PDim], call: &TableCall, esize: usize) -> Option<usize>
         let step = d.dst.checked_mul(esize as i64).and_then(|b| isize::try_from(b).ok());
         call.rows <= call.per && step.is_some_and(|b| narrow_partner(call.rows * call.block, b, esize))
     };
+    // A shorter partner ([`short_partner`]) over passes of a tile or more whose table has no shuffle form.
+    let short = |d: &PDim| wide && !shuffles && usize::try_from(d.n).is_ok_and(|n| short_partner(n, esize));
     // The innermost such dimension (its destination stride is the smallest).
-    (0..dims.len()).rev().find(|&i| fits && dims[i].src == 1 && dims[i].n >= tile as u64 && (wide || narrow(&dims[i])))
+    (0..dims.len()).rev().find(|&i| {
+        fits && dims[i].src == 1 && ((dims[i].n >= tile as u64 && (wide || narrow(&dims[i]))) || short(&dims[i]))
+    })
 }
 
 /// Whether the row dimension a table fused is better taken as its partner ([`table_partner`]): it reads the next
@@ -326,7 +331,7 @@ impl Program {
                     }
                 }
                 match built {
-                    Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize).is_none() => {
+                    Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize, true).is_none() => {
                         (inner, None, 0)
                     }
                     Some(t) => {
@@ -334,7 +339,7 @@ impl Program {
                         dims = dims_of(&tdims);
                         let mut call = call_of(&t);
                         if options.simd
-                            && let Some(i) = table_partner(&dims, &call, esize)
+                            && let Some(i) = table_partner(&dims, &call, esize, t.table.shuffles())
                         {
                             let a = dims.remove(i);
                             (call.na, call.a_dst) = (count(a.n)?, bytes(a.dst)?);
@@ -451,6 +456,23 @@ mod tests {
             input_window_strides: strides.to_vec(),
         };
         Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn pixels_of_a_few_channels_into_planes_take_the_channels_as_a_short_partner() {
+        // sweep1_001's shape, whole: pixels of c channels, 43 to a row, into c planes, each plane's 18-element runs
+        // read a row apart (bytes: 16 windows per chunk, u16: no cover either: no shuffle form). From 4 channels of
+        // bytes the channels are the table's partner (short tiles); 3 channels, and u16 ones, stay an outer loop.
+        let r = 4;
+        let (u8, u16) = (DataType::Uint8, DataType::Uint16);
+        for (dt, c, na) in [(u8, 5, 5), (u8, 4, 4), (u8, 7, 7), (u8, 3, 1), (u16, 3, 1)] {
+            let sizes = [r, 18, 43, c];
+            let p = compile(dt, &sizes, None, &[1; 4], &sizes, Some(&[774, 1, 18, r * 774]));
+            match p.inner {
+                Inner::Table(t) => assert_eq!((t.na, t.block), (na, 18), "{dt:?}, {c} channels"),
+                other => panic!("{dt:?}, {c} channels: {other:?}"),
+            }
+        }
     }
 
     #[test]

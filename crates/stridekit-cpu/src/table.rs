@@ -56,6 +56,13 @@ pub(crate) struct Table {
     pub row_shuffle: Option<RowShuffle>,
 }
 
+impl Table {
+    /// Whether a full pass has a shuffle form (16- or 64-byte chunks, or the row shuffle).
+    pub(crate) fn shuffles(&self) -> bool {
+        self.chunks.is_some() || self.chunks64.is_some() || self.row_shuffle.is_some()
+    }
+}
+
 /// One row of at most 32 destination bytes whose source bytes lie within 16 (its hull), for calls of one row per
 /// pass (the destination rows are padded, so passes cannot join them): per row, one 16-byte load and one or two
 /// `pshufb` and stores instead of a table walk per element (5 bytes of every 6 written, gathered from 9: one call

@@ -585,6 +585,33 @@ fn table_partners_transpose_in_tiles() {
 }
 
 #[test]
+fn pixels_of_a_few_channels_into_planes_through_short_table_partners() {
+    // Pixels of 8 channels of which c are taken (from channel 1), 5 to a row of 40 bytes, into c planes whose
+    // 18-element runs read a row apart (sweep1_001's shape, smaller): the table's pass has no shuffle form (16
+    // windows per chunk of bytes) and 4-15 channels of bytes are its short partner (16-byte loads, of which the
+    // tiles store c bytes); 3 channels and u16 ones stay a loop. The pass's highest pixels are within 16 bytes of
+    // its end: their tiles walk. Planes contiguous and padded; the rows of a pass forwards and backwards.
+    // Under Miri one image (its last pixel ends the input: a load past the pass would leave the buffer), 5
+    // channels, padded planes.
+    let images: u32 = if cfg!(miri) { 1 } else { 7 };
+    let channels: &[u32] = if cfg!(miri) { &[5] } else { &[3, 4, 7] };
+    let pads: &[u32] = if cfg!(miri) { &[9] } else { &[0, 9] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Uint16]) {
+        for &c in channels {
+            for rs in [1, -1] {
+                let input = [images, 24, 5, 8];
+                let (offsets, windows) = ([0, 6, 0, 1], [images, 18, 5, c]);
+                let plane = images * 90;
+                for &pad in pads {
+                    let out = Some(&[90, 1, 18, plane + pad][..]);
+                    case(dt, &input, None, &offsets, &windows, &[1, 1, rs, 1], &windows, out);
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn interleaves_irregular_planes_through_narrow_table_partners() {
     // Planes at irregular distances (a grid of c1 x c2 planes, the grid's rows padded) into pixels of c1 c2
     // channels: a table block of fewer than 16 bytes whose pixels are contiguous, taken with the pixel dimension as

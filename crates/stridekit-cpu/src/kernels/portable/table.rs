@@ -44,6 +44,24 @@ pub(crate) fn narrow_partner(n: usize, a_dst: isize, e: usize) -> bool {
     (8..16).contains(&row) && usize::try_from(a_dst).ok() == Some(row)
 }
 
+/// The fewest partner steps for which a partner shorter than a tile ([`short_partner`]) pays: its tiles still load
+/// and transpose 16 bytes per offset, of which only these are stored. Five alternating rounds over the six sweep
+/// cases of seeds 1-4 that took one (time ratios, tiles over the outer loop they replace): bytes of 9, 6 and 5
+/// channels 0.49, 0.90, 0.70; of 3 channels 1.02; u16 pairs 1.26 and f32 triples 2.16 (a 16-byte tile of 4 or 2
+/// offsets saves little over their walk and checks as much).
+const SHORT_PARTNER_MIN_STEPS: usize = 4;
+
+/// Whether a partner of `na` steps of `e`-byte elements, fewer than a partner tile (16 bytes), still takes the x86
+/// partner tiles over passes of at least a tile of elements: bytes only, from [`SHORT_PARTNER_MIN_STEPS`] steps.
+/// Each tile loads 16 bytes per offset (its `na` partner steps and the bytes after them) and stores only the first
+/// `na` rows of the transpose: pixels of 4-15 byte channels read into planes, one channel per partner step, where
+/// the walk moves one byte per load and store. The planner gives such a partner only to tables without a shuffle
+/// form (which would do better per chunk), and the kernel loads 16 bytes at an offset only when they end inside the
+/// pass's source interval (walking the others).
+pub(crate) fn short_partner(na: usize, e: usize) -> bool {
+    e == 1 && (SHORT_PARTNER_MIN_STEPS..16).contains(&na)
+}
+
 /// One call reads, per row, bytes within the block's hull (from the shifted source pointer) and writes the
 /// block's elements contiguously. With a partner (whose rows are contiguous in the destination), each row reads
 /// the hull extended by `na - 1` elements, and the `rows * block` contiguous elements are written `na` times,
@@ -232,9 +250,14 @@ unsafe fn with_partner<T: Elem>(
         requests(ahead(src, r + k, c, t, next_call), t, ctx).burst();
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_dst, e) {
+            // The end of this pass's source interval, its last row's hull extended by the partner's steps: the
+            // caller's footprint covers every byte below it from the lowest offset (a short partner's tiles load
+            // 16 bytes from an offset only when they end at or below it).
+            let end = pass_interval(k, c.row_src, c.hull).1 + ((c.na - 1) * e) as isize;
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
-            // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na.
-            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst, spread) };
+            // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na; every
+            // byte from the lowest offset up to `end` lies in the pass's interval, inside that footprint.
+            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst, end, spread) };
             r += k;
             continue;
         }

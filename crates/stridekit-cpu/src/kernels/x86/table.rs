@@ -7,7 +7,7 @@
 
 use super::prefetch::prefetch_bytes;
 use crate::kernels::Elem;
-use crate::kernels::portable::table::narrow_partner;
+use crate::kernels::portable::table::{narrow_partner, short_partner};
 use crate::kernels::spread::Spread;
 use crate::table::{Chunks, Chunks64, RowShuffle};
 use std::arch::x86_64::*;
@@ -251,10 +251,13 @@ unsafe fn store<const W: usize>(p: *mut u8, v: __m128i) {
 
 /// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps `a_dst` bytes
 /// apart: 1-, 2- or 4-byte elements, at least a tile (16 bytes of elements) of partner steps, and at least a tile of
-/// elements, or fewer over contiguous partner rows ([`narrow_partner`]).
+/// elements, or fewer over contiguous partner rows ([`narrow_partner`]); or a shorter partner ([`short_partner`])
+/// over at least a tile of elements.
 #[inline]
 pub(crate) fn table_tiles_fit(n: usize, na: usize, a_dst: isize, e: usize) -> bool {
-    matches!(e, 1 | 2 | 4) && na >= 16 / e && (n >= 16 / e || narrow_partner(n, a_dst, e))
+    let tile = 16 / e;
+    matches!(e, 1 | 2 | 4)
+        && ((na >= tile && (n >= tile || narrow_partner(n, a_dst, e))) || (short_partner(na, e) && n >= tile))
 }
 
 /// The partner form of a table pass: `dst[a * a_dst + j] = src[offsets[j] + a]` (element units for `j` and `a`,
@@ -262,12 +265,15 @@ pub(crate) fn table_tiles_fit(n: usize, na: usize, a_dst: isize, e: usize) -> bo
 /// offsets by `N` partner steps: one 16-byte load per offset (its `N` partner steps), an in-register transpose,
 /// one 16-byte store per partner step (its `N` contiguous destination elements). The last tile of each side
 /// overlaps its predecessor when the count is not a multiple of `N` (those elements are written twice, with the
-/// same values). Fewer than `N` offsets over contiguous partner rows take the narrow tiles ([`tiles_narrow`]).
+/// same values). Fewer than `N` offsets over contiguous partner rows take the narrow tiles ([`tiles_narrow`]),
+/// fewer than `N` partner steps the short tiles ([`tiles_short`]), which load 16 bytes from an offset only when
+/// they end at or below `end`.
 ///
 /// # Safety
 /// AVX2 is available; [`table_tiles_fit`] holds; for every `j` and `a < na` the element at
-/// `src + offsets[j] + a * size_of T` is readable and the one at `dst + a * a_dst + j * size_of T` writable; the
-/// destination rows of distinct `a` do not overlap each other or the source.
+/// `src + offsets[j] + a * size_of T` is readable and the one at `dst + a * a_dst + j * size_of T` writable; every
+/// byte from the lowest `src + offsets[j]` up to `src + end` is readable; the destination rows of distinct `a` do
+/// not overlap each other or the source.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn table_tiles<T: Elem>(
     src: *const u8,
@@ -275,13 +281,17 @@ pub(crate) unsafe fn table_tiles<T: Elem>(
     offsets: &[i32],
     na: usize,
     a_dst: isize,
+    end: isize,
     ahead: bool,
 ) {
     // SAFETY: forwarded; each arm's `N` is 16 / size_of T.
     unsafe {
         match T::SIZE {
+            1 if na < 16 => tiles_short::<16, 1>(src, dst, offsets, na, a_dst, end, ahead),
             1 => tiles_n::<16, 1>(src, dst, offsets, na, a_dst, ahead),
+            2 if na < 8 => tiles_short::<8, 2>(src, dst, offsets, na, a_dst, end, ahead),
             2 => tiles_n::<8, 2>(src, dst, offsets, na, a_dst, ahead),
+            _ if na < 4 => tiles_short::<4, 4>(src, dst, offsets, na, a_dst, end, ahead),
             _ => tiles_n::<4, 4>(src, dst, offsets, na, a_dst, ahead),
         }
     }
@@ -335,6 +345,66 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
                 }
             }
             a0 += N;
+        }
+        j0 += N;
+    }
+}
+
+/// [`tiles_n`] with fewer partner steps than a tile (`na < N`, [`short_partner`]) over at least a tile of offsets:
+/// each offset's 16-byte load holds its `na` partner steps and the bytes after them, and only the first `na` rows
+/// of the transpose are stored. A tile any of whose loads would end past `end` walks its offsets instead (the
+/// highest offsets of a pass: 16 bytes from them may leave the caller's range).
+///
+/// # Safety
+/// As for [`table_tiles`], with `na < N <= offsets.len()`.
+#[target_feature(enable = "avx2")]
+unsafe fn tiles_short<const N: usize, const E: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    offsets: &[i32],
+    na: usize,
+    a_dst: isize,
+    end: isize,
+    ahead: bool,
+) {
+    let n = offsets.len();
+    debug_assert!(N * E == 16 && n >= N && na < N);
+    let mut j0 = 0;
+    while j0 < n {
+        let j = j0.min(n - N);
+        let tile = &offsets[j..j + N];
+        if ahead {
+            for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
+                prefetch_bytes(src.wrapping_offset(o as isize), na * E);
+            }
+        }
+        if tile.iter().all(|&o| o as isize + 16 <= end) {
+            // SAFETY: each load reads [o, o + 16) of an offset o of the tile, which ends at or below `end` (readable
+            // from the lowest offset up); each store writes the N contiguous destination elements j .. j + N
+            // (j + N <= n) of a partner step p < na.
+            unsafe {
+                let mut rows = [_mm_setzero_si128(); N];
+                for (row, &o) in rows.iter_mut().zip(tile) {
+                    *row = _mm_loadu_si128(src.offset(o as isize).cast());
+                }
+                let cols = transpose::<N, E>(rows);
+                for (p, col) in cols.iter().enumerate().take(na) {
+                    _mm_storeu_si128(dst.offset(p as isize * a_dst + (j * E) as isize).cast(), *col);
+                }
+            }
+        } else {
+            for (q, &o) in tile.iter().enumerate() {
+                for a in 0..na {
+                    // SAFETY: element a < na of offset o (readable) to destination element j + q < n of step a.
+                    unsafe {
+                        std::ptr::copy_nonoverlapping(
+                            src.offset(o as isize + (a * E) as isize),
+                            dst.offset(a as isize * a_dst + ((j + q) * E) as isize),
+                            E,
+                        )
+                    };
+                }
+            }
         }
         j0 += N;
     }
@@ -427,6 +497,55 @@ fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
         1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
         2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
         _ => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
+    }
+}
+
+/// The short partner tiles, under Miri too (its AVX2 pass): the source buffer ends where the partner steps of the
+/// highest offset do, so a 16-byte load past `end` would be an out-of-bounds read there.
+#[cfg(test)]
+mod short_tests {
+    use super::*;
+
+    /// `na` partner steps of `E`-byte elements from `n` offsets (element-aligned, the highest ones within 16 bytes
+    /// of the end: the first tile walks, the others load) into `na` rows padded by 3 elements, against the
+    /// definition; the padding keeps its sentinel.
+    fn check<T: Elem, const E: usize>(na: usize) {
+        let tile = 16 / E;
+        let n = 2 * tile + 3;
+        let m = 60; // offsets are E * ((60 - j) mod 60): 0, then the highest ones first
+        let offsets: Vec<i32> = (0..n).map(|j| (E * ((m - j % m) % m)) as i32).collect();
+        let end = (m - 1 + na) * E;
+        let src: Vec<u8> = (0..end).map(|i| (i * 7 % 251) as u8).collect();
+        let a_dst = (n + 3) * E;
+        let mut dst = vec![0xA5u8; na * a_dst];
+        // SAFETY: AVX2 detected by the caller; every offset plus na elements ends at or below `end` = src.len();
+        // row a of the destination is dst[a * a_dst ..][.. n * E].
+        unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, na, a_dst as isize, end as isize, false) };
+        for a in 0..na {
+            for (j, &o) in offsets.iter().enumerate() {
+                let at = a * a_dst + j * E;
+                let from = o as usize + a * E;
+                assert_eq!(dst[at..at + E], src[from..from + E], "E {E}, na {na}, a {a}, j {j}");
+            }
+            assert!(dst[a * a_dst + n * E..(a + 1) * a_dst].iter().all(|&b| b == 0xA5), "E {E}, na {na}, padding");
+        }
+    }
+
+    #[test]
+    fn short_partner_tiles_write_every_step_and_read_nothing_past_the_end() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the short tiles do not run");
+            return;
+        }
+        for na in [3, 5, 15] {
+            check::<u8, 1>(na);
+        }
+        for na in [2, 7] {
+            check::<u16, 2>(na);
+        }
+        for na in [2, 3] {
+            check::<u32, 4>(na);
+        }
     }
 }
 
