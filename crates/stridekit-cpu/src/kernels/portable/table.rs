@@ -254,10 +254,11 @@ unsafe fn with_partner<T: Elem>(
             // caller's footprint covers every byte below it from the lowest offset (a short partner's tiles load
             // 16 bytes from an offset only when they end at or below it).
             let end = pass_interval(k, c.row_src, c.hull).1 + ((c.na - 1) * e) as isize;
+            let p = x86::Partner { na: c.na, a_dst: c.a_dst, end, ahead: spread };
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
             // extended by na - 1 elements, and n contiguous elements at `d + a * a_dst` for every a < na; every
             // byte from the lowest offset up to `end` lies in the pass's interval, inside that footprint.
-            unsafe { x86::table_tiles::<T>(s, d, offsets, c.na, c.a_dst, end, spread) };
+            unsafe { x86::table_tiles::<T>(s, d, offsets, p) };
             r += k;
             continue;
         }

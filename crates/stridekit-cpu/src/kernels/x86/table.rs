@@ -275,26 +275,31 @@ pub(crate) fn table_tiles_fit(n: usize, na: usize, a_dst: isize, e: usize) -> bo
 /// byte from the lowest `src + offsets[j]` up to `src + end` is readable; the destination rows of distinct `a` do
 /// not overlap each other or the source.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn table_tiles<T: Elem>(
-    src: *const u8,
-    dst: *mut u8,
-    offsets: &[i32],
-    na: usize,
-    a_dst: isize,
-    end: isize,
-    ahead: bool,
-) {
+pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
+    let Partner { na, a_dst, ahead, .. } = p;
     // SAFETY: forwarded; each arm's `N` is 16 / size_of T.
     unsafe {
         match T::SIZE {
-            1 if na < 16 => tiles_short::<16, 1>(src, dst, offsets, na, a_dst, end, ahead),
+            1 if na < 16 => tiles_short::<16, 1>(src, dst, offsets, p),
             1 => tiles_n::<16, 1>(src, dst, offsets, na, a_dst, ahead),
-            2 if na < 8 => tiles_short::<8, 2>(src, dst, offsets, na, a_dst, end, ahead),
+            2 if na < 8 => tiles_short::<8, 2>(src, dst, offsets, p),
             2 => tiles_n::<8, 2>(src, dst, offsets, na, a_dst, ahead),
-            _ if na < 4 => tiles_short::<4, 4>(src, dst, offsets, na, a_dst, end, ahead),
+            _ if na < 4 => tiles_short::<4, 4>(src, dst, offsets, p),
             _ => tiles_n::<4, 4>(src, dst, offsets, na, a_dst, ahead),
         }
     }
+}
+
+/// The partner of a table pass as [`table_tiles`] takes it: `na` steps, `a_dst` bytes apart in the destination;
+/// `end`, the end of the readable source from the pass's pointer (a short partner's tiles load 16 bytes from an
+/// offset only when they end at or below it); `ahead`, whether the tiles request the offsets of the tiles ahead
+/// (a pass spread wider than L1).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Partner {
+    pub na: usize,
+    pub a_dst: isize,
+    pub end: isize,
+    pub ahead: bool,
 }
 
 /// [`table_tiles`] with `N` elements of `E` bytes per 16-byte row.
@@ -358,15 +363,8 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
 /// # Safety
 /// As for [`table_tiles`], with `na < N <= offsets.len()`.
 #[target_feature(enable = "avx2")]
-unsafe fn tiles_short<const N: usize, const E: usize>(
-    src: *const u8,
-    dst: *mut u8,
-    offsets: &[i32],
-    na: usize,
-    a_dst: isize,
-    end: isize,
-    ahead: bool,
-) {
+unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
+    let Partner { na, a_dst, end, ahead } = p;
     let n = offsets.len();
     debug_assert!(N * E == 16 && n >= N && na < N);
     let mut j0 = 0;
@@ -518,9 +516,10 @@ mod short_tests {
         let src: Vec<u8> = (0..end).map(|i| (i * 7 % 251) as u8).collect();
         let a_dst = (n + 3) * E;
         let mut dst = vec![0xA5u8; na * a_dst];
+        let p = Partner { na, a_dst: a_dst as isize, end: end as isize, ahead: false };
         // SAFETY: AVX2 detected by the caller; every offset plus na elements ends at or below `end` = src.len();
         // row a of the destination is dst[a * a_dst ..][.. n * E].
-        unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, na, a_dst as isize, end as isize, false) };
+        unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, p) };
         for a in 0..na {
             for (j, &o) in offsets.iter().enumerate() {
                 let at = a * a_dst + j * E;
