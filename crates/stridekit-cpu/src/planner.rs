@@ -109,6 +109,21 @@ fn rows_as_partner(t: &TablePlan, esize: usize) -> bool {
         && (t.block * esize >= 16 || narrow_partner(t.block, t.row_dst, esize))
 }
 
+/// The bytes moved from which a copy streams its stores: [`ExecOptions::non_temporal_min_bytes`], and half as much
+/// again for a plain copy (one contiguous run, no outer loops), whose source and destination are two dense blocks
+/// the last-level cache keeps best. Four alternating rounds over the 19 plain copies of seeds 1-4 that move 8-32
+/// MiB, time ratios with streaming from 16 MiB instead of 8: moving 8-11 MiB 0.59-0.78 (sweep1_097, sweep4_102,
+/// sweep1_152, sweep1_021, sweep1_136), 11-16 MiB 0.80-1.04, above 16 MiB unchanged (still streamed); from 32 MiB,
+/// copies of 25-30 MiB took 1.5x. Copies under outer loops (runs of 1-16 KiB) did not gain from 16 MiB (1.09 over
+/// ten such cases, sweep1_187 1.69) and keep the threshold.
+fn streaming_min_bytes(inner: Inner, plain: bool, options: &ExecOptions) -> usize {
+    let nt = options.non_temporal_min_bytes;
+    match inner {
+        Inner::Copy { .. } if plain => nt.saturating_add(nt / 2),
+        _ => nt,
+    }
+}
+
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
 #[derive(Debug, Clone, Copy)]
 struct PDim {
@@ -368,7 +383,7 @@ impl Program {
         let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift)?;
         let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = 0isize;
-        let streaming = options.simd && moved >= options.non_temporal_min_bytes as u64;
+        let streaming = options.simd && moved >= streaming_min_bytes(inner, outer.is_empty(), options) as u64;
         if streaming {
             for d in outer.iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
@@ -614,8 +629,12 @@ mod tests {
         let far = plan(&[64, 2, 2], Some(&[0, 100_000, 1]), &[1, 1, 1], &[64, 2, 2]);
         assert_eq!(moved_bytes(&far.normalized()), 1024 + 16);
         let options = ExecOptions { non_temporal_min_bytes: 8192, ..ExecOptions::default() };
-        let streams = |p: &Slice1Plan| Program::compile(p, &options).unwrap().streaming;
-        assert!(streams(&copy) && streams(&gather) && !streams(&broadcast));
+        let streams = |p: &Slice1Plan, options: &ExecOptions| Program::compile(p, options).unwrap().streaming;
+        assert!(streams(&gather, &options) && !streams(&broadcast, &options));
+        // A plain copy streams from half as much again: 8 KiB moved from a threshold of 5461 bytes, not 5462.
+        assert!(!streams(&copy, &options));
+        assert!(streams(&copy, &ExecOptions { non_temporal_min_bytes: 5461, ..options }));
+        assert!(!streams(&copy, &ExecOptions { non_temporal_min_bytes: 5462, ..options }));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

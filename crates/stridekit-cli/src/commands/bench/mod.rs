@@ -70,7 +70,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Override ExecOptions::non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are
-    /// used).
+    /// used; plain copies, one contiguous run, from half as much again).
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
@@ -251,7 +251,8 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
     let defaults = ExecOptions::default();
     eprintln!(
-        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved; {} kernels",
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved (plain copies \
+         1.5x that); {} kernels",
         defaults.effective_threads(),
         defaults.non_temporal_min_bytes as f64 / (1 << 20) as f64,
         defaults.simd_kernels()
