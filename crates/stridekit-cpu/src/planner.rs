@@ -345,6 +345,8 @@ impl Program {
                         (built, tdims) = (Some(t), block_dims);
                     }
                 }
+                // A transpose proper keeps its tiles unless the table takes its partner, a whole tile of steps
+                // (`na >= 16 / esize` above): `shuffles` is passed as true so that no short partner counts.
                 match built {
                     Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize, true).is_none() => {
                         (inner, None, 0)

@@ -379,15 +379,15 @@ unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut 
         if tile.iter().all(|&o| o as isize + 16 <= end) {
             // SAFETY: each load reads [o, o + 16) of an offset o of the tile, which ends at or below `end` (readable
             // from the lowest offset up); each store writes the N contiguous destination elements j .. j + N
-            // (j + N <= n) of a partner step p < na.
+            // (j + N <= n) of a partner step a < na.
             unsafe {
                 let mut rows = [_mm_setzero_si128(); N];
                 for (row, &o) in rows.iter_mut().zip(tile) {
                     *row = _mm_loadu_si128(src.offset(o as isize).cast());
                 }
                 let cols = transpose::<N, E>(rows);
-                for (p, col) in cols.iter().enumerate().take(na) {
-                    _mm_storeu_si128(dst.offset(p as isize * a_dst + (j * E) as isize).cast(), *col);
+                for (a, col) in cols.iter().enumerate().take(na) {
+                    _mm_storeu_si128(dst.offset(a as isize * a_dst + (j * E) as isize).cast(), *col);
                 }
             }
         } else {
