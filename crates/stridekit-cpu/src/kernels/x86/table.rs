@@ -327,11 +327,7 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
     while j0 < n {
         let j = j0.min(n - N);
         if ahead {
-            // The start of each offset's partner run: the hardware follows the rest (a contiguous run), and a long
-            // partner's whole runs would not fit L1.
-            for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
-                prefetch_bytes(src.wrapping_offset(o as isize), (na * E).min(AHEAD_RUN_BYTES));
-            }
+            request_ahead::<N, E>(src, offsets, j0, na);
         }
         let mut a0 = 0;
         while a0 < na {
@@ -340,11 +336,7 @@ unsafe fn tiles_n<const N: usize, const E: usize>(
             // a + N <= na): each load reads the N elements of partner steps a .. a + N of one offset, each store
             // writes N contiguous destination elements j .. j + N of one partner step.
             unsafe {
-                let mut rows = [_mm_setzero_si128(); N];
-                for (q, row) in rows.iter_mut().enumerate() {
-                    *row = _mm_loadu_si128(src.offset(offsets[j + q] as isize + (a * E) as isize).cast());
-                }
-                let cols = transpose::<N, E>(rows);
+                let cols = load_tile::<N, E>(src, &offsets[j..j + N], a);
                 for (p, col) in cols.iter().enumerate() {
                     _mm_storeu_si128(dst.offset((a + p) as isize * a_dst + (j * E) as isize).cast(), *col);
                 }
@@ -372,20 +364,14 @@ unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut 
         let j = j0.min(n - N);
         let tile = &offsets[j..j + N];
         if ahead {
-            for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
-                prefetch_bytes(src.wrapping_offset(o as isize), na * E);
-            }
+            request_ahead::<N, E>(src, offsets, j0, na);
         }
         if tile.iter().all(|&o| o as isize + 16 <= end) {
             // SAFETY: each load reads [o, o + 16) of an offset o of the tile, which ends at or below `end` (readable
             // from the lowest offset up); each store writes the N contiguous destination elements j .. j + N
             // (j + N <= n) of a partner step a < na.
             unsafe {
-                let mut rows = [_mm_setzero_si128(); N];
-                for (row, &o) in rows.iter_mut().zip(tile) {
-                    *row = _mm_loadu_si128(src.offset(o as isize).cast());
-                }
-                let cols = transpose::<N, E>(rows);
+                let cols = load_tile::<N, E>(src, tile, 0);
                 for (a, col) in cols.iter().enumerate().take(na) {
                     _mm_storeu_si128(dst.offset(a as isize * a_dst + (j * E) as isize).cast(), *col);
                 }
@@ -405,6 +391,31 @@ unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut 
             }
         }
         j0 += N;
+    }
+}
+
+/// The tile of the `N` offsets `tile` at partner steps `a .. a + N`: one 16-byte load per offset (from `a`
+/// elements past it), transposed, so that column `p` holds partner step `a + p` of every offset, in tile order.
+///
+/// # Safety
+/// AVX2 is available; the 16 bytes from `src + o + a * E` are readable for every offset `o` of `tile`.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn load_tile<const N: usize, const E: usize>(src: *const u8, tile: &[i32], a: usize) -> [__m128i; N] {
+    let mut rows = [_mm_setzero_si128(); N];
+    for (row, &o) in rows.iter_mut().zip(tile) {
+        // SAFETY: the caller's contract.
+        *row = unsafe { _mm_loadu_si128(src.offset(o as isize + (a * E) as isize).cast()) };
+    }
+    transpose::<N, E>(rows)
+}
+
+/// Requests the start of each partner run (`na` steps) of the tile [`TILES_AHEAD`] tiles after the one at `j0`:
+/// the hardware follows the rest (a contiguous run), and a long partner's whole runs would not fit L1.
+#[inline]
+fn request_ahead<const N: usize, const E: usize>(src: *const u8, offsets: &[i32], j0: usize, na: usize) {
+    for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
+        prefetch_bytes(src.wrapping_offset(o as isize), (na * E).min(AHEAD_RUN_BYTES));
     }
 }
 
