@@ -375,6 +375,13 @@ fn small_runs_through_tables() {
             // Each row's element broadcast n times (a fill of n), and a short row under a broadcast row.
             case(dt, &[rows, n], Some(&[1, 0]), &[0, 0], &[rows, n], &[1, 1], &[rows, n], None);
             case(dt, &[rows, n], Some(&[0, 1]), &[0, 0], &[rows, n], &[1, -1], &[rows, n], None);
+            // A short run broadcast over the rows of a single pass (one row walked, then doubled), under an outer
+            // loop that moves the source backwards: forwards and reversed.
+            let few = rows.min(32);
+            for s in [1, -1] {
+                let (sizes, strides) = ([9, few, n], [n + 2, 0, 1]);
+                case(dt, &sizes, Some(&strides), &[0; 3], &sizes, &[-1, 1, s], &sizes, None);
+            }
             // Two dimensions in the block: 3-element pixels in reversed 4-pixel groups, every other group.
             case(dt, &[rows, 8, 3], None, &[0; 3], &[rows, 8, 3], &[1, 2, -1], &[rows, 4, 3], None);
         }
