@@ -376,10 +376,10 @@ fn small_runs_through_tables() {
             case(dt, &[rows, n], Some(&[1, 0]), &[0, 0], &[rows, n], &[1, 1], &[rows, n], None);
             case(dt, &[rows, n], Some(&[0, 1]), &[0, 0], &[rows, n], &[1, -1], &[rows, n], None);
             // A short run broadcast over the rows of a single pass (one row walked, then doubled), under an outer
-            // loop that moves the source backwards: forwards and reversed.
-            let few = rows.min(32);
-            for s in [1, -1] {
-                let (sizes, strides) = ([9, few, n], [n + 2, 0, 1]);
+            // loop that moves the source backwards: forwards and reversed (under Miri, reversed only).
+            let (few, outer) = (rows.min(32), if cfg!(miri) { 3 } else { 9 });
+            for &s in if cfg!(miri) { &[-1][..] } else { &[1, -1][..] } {
+                let (sizes, strides) = ([outer, few, n], [n + 2, 0, 1]);
                 case(dt, &sizes, Some(&strides), &[0; 3], &sizes, &[-1, 1, s], &sizes, None);
             }
             // Two dimensions in the block: 3-element pixels in reversed 4-pixel groups, every other group.
