@@ -619,6 +619,33 @@ fn pixels_of_a_few_channels_into_planes_through_short_table_partners() {
 }
 
 #[test]
+fn pixels_far_apart_into_a_few_planes_through_partner_tiles() {
+    // The last c channels of pixels of 20 elements (a pixel 16 elements or more apart: a transpose), into c planes
+    // padded by 3: fewer rows than a square tile, each pixel's channels contiguous, so 4-7 channels of 4 bytes take
+    // the table's partner tiles with the pixels as offsets (4 x 4 tiles, the last one overlapping; each load ends
+    // inside its pixel's channels). Channels forwards and reversed; pixel counts that are not a multiple of the 64
+    // pixels a call of tiles takes. Bytes, 2-byte channels and 3 of 4 bytes stay with the gather tiles.
+    // Under Miri one count, one channel count per size, reversed channels only.
+    let counts: &[u32] = if cfg!(miri) { &[37] } else { &[16, 83, 150] };
+    let steps: &[i32] = if cfg!(miri) { &[-1] } else { &[1, -1] };
+    let sets: [(DataType, &[u32]); 3] = match cfg!(miri) {
+        true => [(DataType::Uint8, &[7]), (DataType::Float32, &[6]), (DataType::Float16, &[5])],
+        false => [(DataType::Uint8, &[4, 7, 15]), (DataType::Float32, &[3, 4, 6, 7]), (DataType::Float16, &[5])],
+    };
+    for (dt, channels) in sets {
+        for &c in channels {
+            for &nb in counts {
+                for &s in steps {
+                    let window = [nb, c];
+                    let out = [1, nb + 3];
+                    case(dt, &[nb, 20], None, &[0, 20 - c], &window, &[1, s], &window, Some(&out));
+                }
+            }
+        }
+    }
+}
+
+#[test]
 fn interleaves_irregular_planes_through_narrow_table_partners() {
     // Planes at irregular distances (a grid of c1 x c2 planes, the grid's rows padded) into pixels of c1 c2
     // channels: a table block of fewer than 16 bytes whose pixels are contiguous, taken with the pixel dimension as

@@ -281,7 +281,7 @@ unsafe fn with_partner<T: Elem>(
 }
 
 /// The source span of a pass beyond which the partner tiles request their offsets ahead (an L1 data cache).
-const SPREAD_BYTES: usize = 32 << 10;
+pub(crate) const SPREAD_BYTES: usize = 32 << 10;
 
 /// The source pointer of the pass starting at row `r`, if there is one: its lines are requested while the pass
 /// before it runs ([`Spread`]).

@@ -77,6 +77,22 @@ pub(crate) unsafe fn transpose<T: Elem>(
         };
         return;
     }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && a_src.abs() == e && na > 1 {
+        // Fewer rows than a tile, each pixel's `na` elements contiguous: the table's partner tiles, pixel by pixel.
+        // Elements read backwards are walked from the last `a`, as above.
+        let (last, ad) = if a_src < 0 { ((na - 1) as isize, -a_dst) } else { (0, a_dst) };
+        if x86::transpose_partner_fits(na, nb, ad, b_src, T::SIZE) {
+            // SAFETY: AVX2 detected; the call from element (last, 0) with rows `ad` apart covers exactly the caller's
+            // elements, each pixel's na elements ascending from its pointer; the bytes between source elements lie
+            // inside the source range's allocation (execute_raw's contract).
+            unsafe {
+                let (s, d) = (src.offset(last * a_src), dst.offset(last * a_dst));
+                x86::transpose_partner::<T>(s, d, na, ad, nb, b_src)
+            };
+            return;
+        }
+    }
     if a_src != e || ctx.simd != Simd::None {
         // SAFETY: the caller's contract.
         unsafe { gather_tiles::<T>(src, dst, na, a_src, a_dst, nb, b_src, ctx) };

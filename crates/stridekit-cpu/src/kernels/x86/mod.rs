@@ -30,4 +30,4 @@ pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuf
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use table::{Partner, table_chunks, table_chunks64, table_rows, table_tiles, table_tiles_fit};
-pub(crate) use transpose::{transpose_avx2, transpose_tiles_fit};
+pub(crate) use transpose::{transpose_avx2, transpose_partner, transpose_partner_fits, transpose_tiles_fit};

@@ -6,8 +6,10 @@ use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
 use super::prefetch::prefetch_bytes;
 use super::scratch::{SCRATCH_BYTES, with_scratch};
+use super::table::{Partner, table_tiles, table_tiles_fit};
 use super::tiles::{tile_for, tile_size};
 use crate::kernels::Elem;
+use crate::kernels::portable::table::SPREAD_BYTES;
 use std::arch::x86_64::*;
 
 /// Source bytes of each row `b` a chunk reads when no scratch block is used (64 elements of 4 bytes).
@@ -221,6 +223,65 @@ unsafe fn transpose_chunks<T: Elem>(
     }
 }
 
+/// Source pixels per call of the partner tiles in [`transpose_partner`]: their offsets (`b * b_src`) are built on
+/// the stack, up to a tile more for the last call so that no call has fewer than a tile.
+const PARTNER_PIXELS: usize = 64;
+
+/// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) out of `nb` source
+/// pixels `b_src` bytes apart, whose `na` elements of `e` bytes are contiguous: 4-byte elements (4-7 rows, fewer
+/// than [`transpose_avx2`]'s tile of 8, at least the partner tiles' 4) where the table's partner tiles fit
+/// ([`table_tiles_fit`]), and the offsets of a call fit `i32`. Bytes are left to the gather tiles: 4-15 rows of
+/// them through the short tiles ran 1.9x and 2.1x slower on the two sweep cases that took them (sweep3_142, 12
+/// channels of 29 pixels a call; sweep3_072, 5 of 10-byte pixels, which the gather kernel shuffles), as 2-byte
+/// rows had as table partners.
+pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: isize, e: usize) -> bool {
+    let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
+    e == 4 && table_tiles_fit(nb, na, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
+}
+
+/// The transpose `dst[a * a_dst + b] = src[a + b * b_src]` (element indices, byte strides) of fewer rows than a
+/// square tile of [`transpose_avx2`] takes: the pixels `b` are the offsets of the table's partner tiles
+/// ([`table_tiles`]), and the rows `a` their partner steps. Per 4 pixels and 4 rows, one 16-byte load per pixel
+/// and a 4 x 4 transpose in registers (the last rows' tile overlapping its predecessor; no load leaves a pixel's
+/// `na` elements), where the gather tiles loaded and stored each element: 7 f32 channels of 14 into planes
+/// (sweep3_155) in 0.68 of the time, six cases more 0.92-0.99 (`docs/PERFORMANCE.md`, twenty-second round).
+///
+/// # Safety
+/// AVX2 is available; [`transpose_partner_fits`] holds; every source element `(a, b)` and destination element
+/// `(a, b)` for `a < na`, `b < nb` is valid, and so is every byte between the lowest and the highest source
+/// element (the source range of the call); the destination rows do not overlap each other or the source.
+#[target_feature(enable = "avx2")]
+pub(crate) unsafe fn transpose_partner<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+) {
+    let e = T::SIZE;
+    // The end of the call's source from `src`: the elements of its highest pixel.
+    let end = b_src.max(0) * (nb - 1) as isize + (na * e) as isize;
+    let ahead = nb.saturating_mul(b_src.unsigned_abs()) > SPREAD_BYTES;
+    let mut offsets = [0i32; PARTNER_PIXELS + 16];
+    let mut b0 = 0;
+    while b0 < nb {
+        let k = if nb - b0 < PARTNER_PIXELS + 16 { nb - b0 } else { PARTNER_PIXELS };
+        for (q, o) in offsets[..k].iter_mut().enumerate() {
+            // In range: q * |b_src| < (PARTNER_PIXELS + 16) |b_src|, which fits i32 (`transpose_partner_fits`).
+            *o = (q as isize * b_src) as i32;
+        }
+        let at = b0 as isize * b_src;
+        let p = Partner { na, a_dst, end: end - at, ahead };
+        // SAFETY: AVX2 detected; `table_tiles_fit` holds for these k >= a tile of pixels (every call but a single
+        // one takes at least PARTNER_PIXELS, the last all that remain, and nb itself fits); pixel b0 + q is offset
+        // q from `src + at`, its na elements readable and its destination elements at a * a_dst + (b0 + q) e
+        // writable; every byte from the lowest pixel of the call up to its `end` lies in the caller's source range.
+        unsafe { table_tiles::<T>(src.wrapping_offset(at), dst.add(b0 * e), &offsets[..k], p) };
+        b0 += k;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -237,5 +298,17 @@ mod tests {
         assert!(!transpose_tiles_fit(5, 237_150, 948_600, 4));
         // Few rows into a strided destination.
         assert!(!transpose_tiles_fit(3, 64, 1000, 4));
+    }
+
+    #[test]
+    fn partner_tiles_take_four_to_seven_rows_of_four_bytes() {
+        // Six f32 channels of 43 pixels 200 KB apart (sweep1_171's call), 4 and 7 channels, reversed pixels.
+        assert!(transpose_partner_fits(6, 43, 172, 206_400, 4));
+        assert!(transpose_partner_fits(4, 4, 1000, 80, 4) && transpose_partner_fits(7, 100, 1000, -1120, 4));
+        // Three channels (fewer than a 4 x 4 tile), fewer pixels than a tile, bytes and u16 (the gather tiles).
+        assert!(!transpose_partner_fits(3, 100, 1000, 80, 4) && !transpose_partner_fits(6, 3, 1000, 80, 4));
+        assert!(!transpose_partner_fits(7, 100, 1000, 20, 1) && !transpose_partner_fits(5, 100, 1000, 20, 2));
+        // Pixels so far apart that the offsets of a call would not fit i32.
+        assert!(!transpose_partner_fits(6, 100, 1000, 30_000_000, 4));
     }
 }
