@@ -7,6 +7,7 @@
 //!   the check sums up; in debug builds (tests, Miri) every kernel call re-checks its footprint against the range.
 //! - [`split`]: dividing a copy into disjoint output parts for threads.
 //! - [`dispatch`]: the outer loops, replication, and the choice of the kernel implementation (SIMD or portable).
+//! - [`pattern`]: a block of a few bytes repeated over the bytes after it (the first rows of a broadcast).
 //! - [`stage`]: streaming a loop of small calls through an L1 stage, so that streaming stores write whole lines.
 //! - [`portable`]: the portable kernels, safe code over slices wherever the destination of one call is contiguous.
 //! - `x86`: the AVX2 kernels, one file per kernel.
@@ -18,6 +19,7 @@
 
 mod dispatch;
 mod footprint;
+mod pattern;
 mod portable;
 mod split;
 mod spread;
