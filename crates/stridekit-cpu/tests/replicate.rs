@@ -25,6 +25,31 @@ fn replicated_blocks_past_the_doubling_size() {
     }
 }
 
+#[test]
+fn short_blocks_replicated_from_their_pattern() {
+    // Blocks of 1-31 bytes (one row of 1-7 elements) replicated 3 to 700 times: under 64 bytes in all (doubled),
+    // within the 512 bytes of the repeated pattern, and past them into the doubling and the whole copies; a row
+    // forwards and reversed. Under Miri bytes only, blocks of 5 and 24 bytes 150 times (pattern, doubling, copy),
+    // forwards.
+    let (counts, widths): (&[u32], &[u32]) =
+        if cfg!(miri) { (&[150], &[5, 24]) } else { (&[3, 9, 100, 700], &[1, 2, 3, 5, 7]) };
+    let strides: &[[i32; 3]] = if cfg!(miri) { &[[1, 1, 1]] } else { &[[1, 1, 1], [1, 1, -1]] };
+    let types = if cfg!(miri) {
+        vec![DataType::Uint8]
+    } else {
+        common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32])
+    };
+    for &dt in &types {
+        for &width in widths {
+            for &count in counts {
+                for s in strides {
+                    broadcast_padded(dt, count, 1, width, 0, s);
+                }
+            }
+        }
+    }
+}
+
 /// `count` broadcast steps of `rows` rows of `width` elements into an output whose steps are `pad` elements apart
 /// beyond their block (0: a packed output, the blocks adjacent); `strides` walk the window (a reversed row, rows
 /// bottom-up).

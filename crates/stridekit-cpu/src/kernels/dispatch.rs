@@ -386,8 +386,8 @@ const REPLICATE_GROW_BYTES: usize = 16 << 10;
 
 /// The most bytes of a replicated block shorter than 32 bytes that are written as its repeated pattern before the
 /// doubling copies take over: the pattern's stores, one per block multiple of at most 32 bytes and often across a
-/// line, write a few hundred bytes faster than the first doubling calls, not 4 KiB (a 12-byte block over 370 rows
-/// took 1.2-1.5x as long as doubled).
+/// line, write a few hundred bytes faster than the first doubling calls, not thousands (a 12-byte block over 370
+/// rows, 4440 bytes as one pattern, took 1.2-1.5x as long as doubled).
 const PATTERN_FILL_BYTES: usize = 512;
 
 /// Fills blocks `1 .. count` of `block` bytes each at `dst + i * stride` with copies of block 0 (written). Adjacent
@@ -414,15 +414,12 @@ pub(super) unsafe fn replicate(dst: *mut u8, block: usize, stride: usize, count:
         // blocks the doubling would reach within PATTERN_FILL_BYTES, a power of two, so that every copy after it is
         // the one the doubling made (the distances of a copy's loads to its stores decide its speed: copies 16392
         // bytes on ran 3x slower than 24576 bytes on, 4 KiB-aliased loads waiting on the stores).
-        let blocks = (PATTERN_FILL_BYTES / block).max(2);
-        done = count.min(1 << blocks.ilog2());
-        if done * block >= PATTERN_MIN_BYTES {
-            // SAFETY: blocks 0 .. done are adjacent output bytes of the caller's range (done <= count), block 0
-            // written, at least PATTERN_MIN_BYTES of them.
-            unsafe { repeat_prefix(dst, block, done * block) };
-        } else {
-            done = 1;
-        }
+        // At least 16 blocks (block < 32), so the power of two covers more than 256 - 32 bytes, or all the blocks.
+        done = count.min(1 << (PATTERN_FILL_BYTES / block).ilog2());
+        debug_assert!(done * block >= PATTERN_MIN_BYTES);
+        // SAFETY: blocks 0 .. done are adjacent output bytes of the caller's range (done <= count), block 0 written,
+        // at least PATTERN_MIN_BYTES of them (count * block is, and so is a power of two of over 224 bytes).
+        unsafe { repeat_prefix(dst, block, done * block) };
     }
     while done < count && done * block < REPLICATE_GROW_BYTES {
         let k = done.min(count - done);

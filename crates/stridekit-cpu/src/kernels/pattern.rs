@@ -10,7 +10,7 @@ pub(super) const PATTERN_MAX_BLOCK: usize = 32;
 pub(super) const PATTERN_MIN_BYTES: usize = 2 * PATTERN_MAX_BLOCK;
 
 /// Writes `dst[i] = dst[i % block]` for `block <= i < len`, given the first `block` bytes (`0 < block <
-/// PATTERN_MAX_BLOCK <= 2 PATTERN_MAX_BLOCK <= len`). The first 32 bytes are grown byte by byte (at most 31 moves),
+/// PATTERN_MAX_BLOCK` and `PATTERN_MIN_BYTES <= len`). The first 32 bytes are grown byte by byte (at most 31 moves),
 /// then held in one 32-byte value that is stored every `step` bytes, the largest multiple of `block` up to 32 (the
 /// stores overlap by `32 - step` bytes, each writing the same values there); the last 32 bytes are one store of the
 /// pattern shifted to end at `len`, read from the bytes written before.
