@@ -58,38 +58,25 @@ pub(crate) unsafe fn transpose<T: Elem>(
         return;
     }
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && a_src == e && x86::transpose_tiles_fit(na, nb, a_dst, T::SIZE) {
-        // SAFETY: AVX2 detected; same ranges (a_src is one element, what the SIMD transpose assumes).
-        unsafe { x86::transpose_avx2::<T>(src, dst, na, a_dst, nb, b_src, ctx.nt) };
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && a_src == -e && na > 1 && x86::transpose_tiles_fit(na, nb, -a_dst, T::SIZE) {
-        // Source rows read backwards (a flipped channel order): the same transpose walked from the last `a`, whose
-        // source elements are then ascending and whose destination rows step back by `a_dst`; the gather tiles it
-        // took before read one element per source line per row.
-        let last = (na - 1) as isize;
-        // SAFETY: AVX2 detected; element a' = na - 1 - a of this call is element a of the caller's ranges, so the
-        // transposed call covers exactly the same source and destination elements.
-        unsafe {
-            let (s, d) = (src.offset(last * a_src), dst.offset(last * a_dst));
-            x86::transpose_avx2::<T>(s, d, na, -a_dst, nb, b_src, ctx.nt)
-        };
-        return;
-    }
-    #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && a_src.abs() == e && na > 1 {
-        // Fewer rows than a tile, each pixel's `na` elements contiguous: the table's partner tiles, pixel by pixel.
-        // Elements read backwards are walked from the last `a`, as above.
+    if ctx.simd == Simd::Avx2 && a_src.abs() == e && (a_src > 0 || na > 1) {
+        // Each pixel's `na` elements contiguous. Read backwards (a flipped channel order), the same transpose is
+        // walked from the last `a`, whose source elements are then ascending and whose destination rows step back by
+        // `a_dst` (the gather tiles it took before read one element per source line per row).
         let (last, ad) = if a_src < 0 { ((na - 1) as isize, -a_dst) } else { (0, a_dst) };
+        // SAFETY (both calls): AVX2 detected; element a' of the call from element (last, 0) with rows `ad` apart is
+        // element a of the caller's ranges (a' = a forwards, na - 1 - a backwards), so it covers exactly the same
+        // source and destination elements, each pixel's na elements ascending from its pointer.
+        let (s, d) = (src.wrapping_offset(last * a_src), dst.wrapping_offset(last * a_dst));
+        if x86::transpose_tiles_fit(na, nb, ad, T::SIZE) {
+            // SAFETY: as above (a_src is one element, what the SIMD transpose assumes).
+            unsafe { x86::transpose_avx2::<T>(s, d, na, ad, nb, b_src, ctx.nt) };
+            return;
+        }
         if x86::transpose_partner_fits(na, nb, ad, b_src, T::SIZE) {
-            // SAFETY: AVX2 detected; the call from element (last, 0) with rows `ad` apart covers exactly the caller's
-            // elements, each pixel's na elements ascending from its pointer; the bytes between source elements lie
-            // inside the source range's allocation (execute_raw's contract).
-            unsafe {
-                let (s, d) = (src.offset(last * a_src), dst.offset(last * a_dst));
-                x86::transpose_partner::<T>(s, d, na, ad, nb, b_src)
-            };
+            // Fewer rows than a tile: the table's partner tiles, pixel by pixel.
+            // SAFETY: as above; the bytes between source elements lie inside the source range's allocation
+            // (execute_raw's contract).
+            unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src) };
             return;
         }
     }
