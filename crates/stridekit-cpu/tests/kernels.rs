@@ -696,7 +696,8 @@ fn adjacent_small_blocks_stream_through_the_stage() {
     // an L1 stage (`kernels::stage`): fills of one value per row (4 rows a call group) and interleaves of two planes
     // into pixels, 5 calls a group. The batch pitch adds one element, so every group starts at another offset
     // modulo 64; the lengths give blocks below a line, of a few lines and a ragged tail, and groups that span
-    // several stages (rows of 8 calls of up to 1 KiB).
+    // several stages (rows of 8 calls of up to 1 KiB). A single loop of fills (sweep2_113's shape) too: the threads'
+    // parts of it go through the stage from wherever they start (`dispatch::run_range`).
     let batches: u32 = if cfg!(miri) { 2 } else { 9 };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
         let e = dt.size_in_bytes().unwrap();
@@ -704,6 +705,8 @@ fn adjacent_small_blocks_stream_through_the_stage() {
             if cfg!(miri) { (&[336], &[4]) } else { (&[24, 200, 336, 1000], &[4, 8]) };
         for &block in blocks {
             let n = block / e;
+            let rows = if cfg!(miri) { 9 } else { 45 };
+            case(dt, &[rows, n + 10], Some(&[n + 10, 0]), &[0, 10], &[rows, n], &[1, 1], &[rows, n], None);
             for &rows in rows_list {
                 let pitch = [rows * n + 1, n, 1];
                 case(

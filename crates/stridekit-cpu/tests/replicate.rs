@@ -1,6 +1,7 @@
 //! Broadcast dimensions over destination-contiguous blocks: one block is computed, the others are copies of it
 //! (doubled with ordinary stores up to 16 KiB, then copied as a whole; copied one by one into padded outputs, where
-//! the blocks are spaced), on one thread and split over several.
+//! the blocks are spaced), on one thread and split over several, also where the broadcast loop lies inside another
+//! loop (the threads' parts then start inside it).
 
 mod common;
 
@@ -82,6 +83,31 @@ fn replicated_blocks_into_padded_outputs() {
         for &(rows, width, pad) in shapes {
             for strides in [[1, 1, -1], [1, -1, 1], [1, -1, -1]] {
                 broadcast_padded(dt, count, rows, width, pad, &strides);
+            }
+        }
+    }
+}
+
+#[test]
+fn replicated_loops_inside_outer_loops_split_over_threads() {
+    // `outer` steps reading their own rows, each broadcast over `count` steps: the split stops before the broadcast
+    // loop (enough steps around it) or takes it as its last loop (two steps for three threads), so that a thread's
+    // part starts inside it and replicates from there. Blocks of a row copy and of a reversed row (a table block).
+    let (count, outers): (u32, &[u32]) = if cfg!(miri) { (5, &[2]) } else { (72, &[2, 5]) };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32]) {
+        for &outer in outers {
+            for (width, stride) in [(37, 1), (6, -1)] {
+                let desc = Slice1Desc {
+                    input: BufferTensorDesc::new(dt, &[outer, count, 3, width], Some(&[3 * width, 0, width, 1]))
+                        .unwrap(),
+                    output: BufferTensorDesc::packed(dt, &[outer, count, 3, width]).unwrap(),
+                    input_window_offsets: vec![0; 4],
+                    input_window_sizes: vec![outer, count, 3, width],
+                    input_window_strides: vec![1, 1, 1, stride],
+                };
+                let size = desc.input.total_tensor_size_in_bytes as usize;
+                let input = stridekit_testkit::strategies::pseudo_random_bytes(9, size);
+                common::check_against_reference(&desc, &input, 40).unwrap();
             }
         }
     }

@@ -184,29 +184,60 @@ pub(super) unsafe fn run_tiles(p: &Program, tile: usize, a: usize, b: usize, src
 /// # Safety
 /// Every byte the remaining loops and the inner kernel reach from `src` (reads) and `dst` (writes) is valid.
 pub(super) unsafe fn run_from(p: &Program, level: usize, inner: Inner, src: *const u8, dst: *mut u8, ctx: Ctx) {
-    let Some(&Dim { n, src: s, dst: d, replicate: broadcast }) = p.outer.get(level) else {
+    match p.outer.get(level) {
+        // SAFETY: the caller's contract, for every step of this loop.
+        Some(dim) => unsafe { run_range(p, level, 0, dim.n, inner, src, dst, ctx) },
         // SAFETY: the caller's contract covers the inner kernel (one step).
-        unsafe { run_steps(inner, p.table.as_deref(), 1, 0, 0, src, dst, ctx) };
-        return;
-    };
+        None => unsafe { run_steps(inner, p.table.as_deref(), 1, 0, 0, src, dst, ctx) },
+    }
+}
+
+/// Runs steps `j0 .. j1` (`j0 < j1 <= n`) of the outer loop `level` and everything inside them, from the pointers
+/// `src`/`dst` of the loop's step 0, the way the whole loop runs them: a replicated loop runs step `j0` and copies
+/// its block to the others, the innermost loop calls its kernel through [`run_steps`] (the stage, the next call's
+/// requests). The threads' split runs its parts' ranges of a loop through here too ([`Split::run_parts`]), so
+/// that a part of a replicated or staged loop is replicated or staged as well (step by step, a part ran the
+/// kernel again for every step of a replicated loop: a gather under 72 broadcast steps took 3.2x the time on two
+/// threads that it took on one, sweep2_051; and fills of 228-byte rows, unstaged, streamed partial lines: 2x,
+/// sweep2_113).
+///
+/// # Safety
+/// Every byte steps `j0 .. j1` of the loop and everything inside them reach from `src` (reads) and `dst` (writes)
+/// is valid; `level` is an outer loop of `p`.
+#[allow(clippy::too_many_arguments)] // the loop, its range, the kernel and its pointers
+pub(super) unsafe fn run_range(
+    p: &Program,
+    level: usize,
+    j0: usize,
+    j1: usize,
+    inner: Inner,
+    src: *const u8,
+    dst: *mut u8,
+    ctx: Ctx,
+) {
+    let Dim { n, src: s, dst: d, replicate: broadcast } = p.outer[level];
+    debug_assert!(j0 < j1 && j1 <= n);
+    let steps = j1 - j0;
+    // SAFETY: step j0 < n of this loop lies inside the caller's contract.
+    let (src, dst) = unsafe { (src.offset(j0 as isize * s), dst.offset(j0 as isize * d)) };
     if broadcast {
         // The planner never tiles a program with a replicated loop (`reuse::tile`): the block is the whole kernel's.
         debug_assert_eq!(inner, p.inner);
-        // SAFETY: step 0 of this loop, within the caller's contract. The first block is written with ordinary
+        // SAFETY: step j0 of this loop, within the caller's contract. The first block is written with ordinary
         // stores: it is read back right away.
         unsafe { run_from(p, level + 1, inner, src, dst, Ctx { nt: false, ..ctx }) };
-        // SAFETY: the block of step 0 is the `replicated_block` bytes from `dst + replicated_low` (the planner marks
-        // only destination-contiguous blocks of at most `d` bytes); steps 1 .. n write the same bytes `i * d` further
-        // on, inside the range.
-        unsafe { replicate(dst.offset(p.replicated_low(level)), p.replicated_block(level), d as usize, n, ctx) };
+        // SAFETY: the block of step j0 is the `replicated_block` bytes from `dst + replicated_low` (the planner marks
+        // only destination-contiguous blocks of at most `d` bytes); steps j0 + 1 .. j1 write the same bytes `i * d`
+        // further on, inside the range.
+        unsafe { replicate(dst.offset(p.replicated_low(level)), p.replicated_block(level), d as usize, steps, ctx) };
     } else if level + 1 == p.outer.len() {
         // The innermost loop calls the kernel itself, chosen once for the loop: small calls under many steps are
         // where the loops cost as much as the bytes.
-        // SAFETY: steps 0 .. n of this loop, within the caller's contract (the offsets stay inside it).
-        unsafe { run_steps(inner, p.table.as_deref(), n, s, d, src, dst, ctx) };
+        // SAFETY: steps j0 .. j1 of this loop, within the caller's contract (the offsets stay inside it).
+        unsafe { run_steps(inner, p.table.as_deref(), steps, s, d, src, dst, ctx) };
     } else {
-        for i in 0..n as isize {
-            // SAFETY: step i of this loop, within the caller's contract.
+        for i in 0..steps as isize {
+            // SAFETY: step j0 + i of this loop, within the caller's contract.
             unsafe { run_from(p, level + 1, inner, src.offset(i * s), dst.offset(i * d), ctx) };
         }
     }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::Ctx;
-use super::dispatch::{Bases, fence, replicate as replicate_blocks, run_from, run_inner, run_tiles};
+use super::dispatch::{Bases, fence, run_inner, run_range, run_tiles};
 use super::portable::table::TableCall;
 use crate::planner::{Inner, Program};
 
@@ -155,11 +155,7 @@ pub(crate) struct Split {
 impl Split {
     /// The split of `p` for `threads` threads: [`PARTS_PER_THREAD`] parts per thread where the program has that many.
     pub(super) fn new(p: &Program, threads: usize) -> Split {
-        // A replicated outermost loop is split once per thread and alone: each part runs its first step and copies
-        // the block to its other steps (`run_parts`), so every further part, like a flattened prefix of several
-        // loops, would run the inner kernel again instead of copying.
-        let replicated = p.reuse_tile.is_none() && p.outer.first().is_some_and(|d| d.replicate);
-        let parts = if replicated { threads } else { threads.saturating_mul(PARTS_PER_THREAD) };
+        let parts = threads.saturating_mul(PARTS_PER_THREAD);
         if let Some(tile) = p.reuse_tile {
             let total = inner_count(p.inner).0;
             let parts = parts.min(total.div_ceil(tile.max(1))).max(1);
@@ -170,12 +166,25 @@ impl Split {
             let parts = parts.min(total.div_ceil(grain)).max(1);
             return Split { parts, levels: 0, total, grain };
         }
+        // The outer loops are flattened from the outermost until they make enough parts, but a replicated loop only
+        // as the last of them, and only when the loops around it make fewer parts than threads: each part's range
+        // of a replicated loop runs its first step and copies that block to its other steps (`run_range`), so every
+        // further part of it would run the inner kernel again instead of copying. A split with a replicated last
+        // loop is one part per thread, for the same reason.
         let mut levels = 0;
         let mut total = 1usize;
-        while levels < p.outer.len() && total < parts.saturating_mul(4) && !(replicated && levels == 1) {
-            total = total.saturating_mul(p.outer[levels].n);
+        while levels < p.outer.len() && total < parts.saturating_mul(4) {
+            let d = &p.outer[levels];
+            if d.replicate && levels > 0 && total >= threads {
+                break;
+            }
+            total = total.saturating_mul(d.n);
             levels += 1;
+            if d.replicate {
+                break;
+            }
         }
+        let parts = if p.outer[levels - 1].replicate { threads } else { parts };
         Split { parts: parts.min(total).max(1), levels, total, grain: 1 }
     }
 
@@ -228,49 +237,29 @@ impl Split {
             // kernel (run_inner re-checks its footprint in debug builds).
             unsafe { run_inner(inner, p.table.as_deref(), bases.src.offset(so), bases.dst.offset(d_o), ctx) };
         } else {
+            // The range as runs of the last flattened loop: each a range of its steps under one coordinate of the
+            // loops around it (an odometer, started at index `a`), run as that loop runs them (`run_range`).
             let levels = &p.outer[..self.levels];
-            // The odometer over the flattened prefix levels, started at index `a`.
+            let last = self.levels - 1;
             let mut coords = [0usize; 8];
-            let mut rem = a;
-            for (l, d) in levels.iter().enumerate().rev() {
-                coords[l] = rem % d.n;
-                rem /= d.n;
+            let mut rem = a / levels[last].n;
+            for l in (0..last).rev() {
+                coords[l] = rem % levels[l].n;
+                rem /= levels[l].n;
             }
-            let offsets = |coords: &[usize; 8]| {
-                levels.iter().enumerate().fold((0isize, 0isize), |(s, d), (l, dim)| {
-                    (s + coords[l] as isize * dim.src, d + coords[l] as isize * dim.dst)
-                })
-            };
-            let (mut so, mut d_o) = offsets(&coords);
-            let replicate = self.levels == 1 && levels[0].replicate;
-            let first_dst = d_o;
-            if replicate {
-                // SAFETY: index a's block (`replicated_block(0)` bytes from `first_dst + replicated_low(0)`,
-                // destination-contiguous) is run first with ordinary stores; indices a + 1 .. b are the next blocks
-                // of this part, `levels[0].dst` >= block bytes apart after it (one level), inside the checked output
-                // range.
-                unsafe {
-                    run_from(
-                        p,
-                        1,
-                        p.inner,
-                        bases.src.offset(so),
-                        bases.dst.offset(first_dst),
-                        Ctx { nt: false, ..ctx },
-                    );
-                    let block = bases.dst.offset(first_dst + p.replicated_low(0));
-                    replicate_blocks(block, p.replicated_block(0), levels[0].dst as usize, b - a, ctx);
-                }
-                if ctx.nt {
-                    fence();
-                }
-                return;
-            }
-            for _ in a..b {
-                // SAFETY: (so, d_o) are the offsets of a valid prefix coordinate; the rest is the caller's contract.
-                unsafe { run_from(p, self.levels, p.inner, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
-                // Advance the odometer.
-                let mut l = self.levels;
+            let (mut so, mut d_o) = levels[..last].iter().enumerate().fold((0isize, 0isize), |(s, d), (l, dim)| {
+                (s + coords[l] as isize * dim.src, d + coords[l] as isize * dim.dst)
+            });
+            let mut i = a;
+            while i < b {
+                let j0 = i % levels[last].n;
+                let j1 = levels[last].n.min(j0 + (b - i));
+                // SAFETY: (so, d_o) are the offsets of a valid coordinate of the loops around the last flattened
+                // one, and j0 .. j1 a range of its steps; the rest is the caller's contract.
+                unsafe { run_range(p, last, j0, j1, p.inner, bases.src.offset(so), bases.dst.offset(d_o), ctx) };
+                i += j1 - j0;
+                // Advance the odometer of the loops around.
+                let mut l = last;
                 while l > 0 {
                     l -= 1;
                     coords[l] += 1;
@@ -333,6 +322,37 @@ mod tests {
         assert!(broadcast.outer[0].replicate);
         let split = super::Split::new(&broadcast, 2);
         assert_eq!((split.parts, split.levels), (2, 1));
+    }
+
+    #[test]
+    fn a_replicated_inner_loop_is_split_around_unless_the_loops_around_are_too_few() {
+        use crate::ExecOptions;
+        use crate::planner::Program;
+        use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
+        // `outer` steps, each a gather of 24 rows broadcast over 72 steps (sweep2_051's loops): the broadcast loop
+        // is the second of three outer loops.
+        let program = |outer: u32| {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(DataType::Float32, &[outer, 72, 24, 30], Some(&[4000, 0, 100, 3]))
+                    .unwrap(),
+                output: BufferTensorDesc::packed(DataType::Float32, &[outer, 72, 24, 30]).unwrap(),
+                input_window_offsets: vec![0; 4],
+                input_window_sizes: vec![outer, 72, 24, 30],
+                input_window_strides: vec![1; 4],
+            };
+            Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap()
+        };
+        let p = program(13);
+        assert!(!p.outer[0].replicate && p.outer[1].replicate, "{:?}", p.outer);
+        // Thirteen steps around it are enough parts for two threads: the split stops before it, one part a step.
+        let split = super::Split::new(&p, 2);
+        assert_eq!((split.parts, split.levels), (13, 1));
+        // Two steps for three threads are not: the split takes the broadcast loop too, as its last loop, one part
+        // per thread (each part's range of it runs one step and copies it).
+        let p = program(2);
+        assert!(p.outer[1].replicate, "{:?}", p.outer);
+        let split = super::Split::new(&p, 3);
+        assert_eq!((split.parts, split.levels), (3, 2));
     }
 
     #[test]

@@ -9,9 +9,9 @@
 //!
 //! Only fills and transposes are staged ([`staged`]): the other kernels' calls were within noise or slower staged
 //! (24 sweep cases; `docs/PERFORMANCE.md`, nineteenth round), and so was a transpose whose scratch block already
-//! streams whole lines (u8 blocks of 348 bytes: 1.11x the time). A loop whose steps the threads' split takes one by
-//! one (a program with a single outer loop) is not staged, and a partial line is not carried from one run of the
-//! innermost loop to the next even where their blocks continue each other.
+//! streams whole lines (u8 blocks of 348 bytes: 1.11x the time). A thread's part of the innermost loop is staged
+//! from wherever it starts (`dispatch::run_range`); a partial line is not carried from one run of the innermost loop
+//! to the next (or from one part to the next) even where their blocks continue each other.
 //!
 //! The table kernel stages within one call instead (its passes into an L1 block, `portable::table::table`): its
 //! calls are long enough there, and its groups are whole passes, so that each keeps its shuffle form.
