@@ -155,6 +155,8 @@ pub(crate) struct Split {
 impl Split {
     /// The split of `p` for `threads` threads: [`PARTS_PER_THREAD`] parts per thread where the program has that many.
     pub(super) fn new(p: &Program, threads: usize) -> Split {
+        // At least one thread, so that the loops below flatten at least the outermost loop.
+        let threads = threads.max(1);
         let parts = threads.saturating_mul(PARTS_PER_THREAD);
         if let Some(tile) = p.reuse_tile {
             let total = inner_count(p.inner).0;
@@ -184,7 +186,7 @@ impl Split {
                 break;
             }
         }
-        let parts = if p.outer[levels - 1].replicate { threads } else { parts };
+        let parts = if p.outer[..levels].last().is_some_and(|d| d.replicate) { threads } else { parts };
         Split { parts: parts.min(total).max(1), levels, total, grain: 1 }
     }
 
