@@ -55,13 +55,28 @@ fn short_blocks_replicated_from_their_pattern() {
 /// beyond their block (0: a packed output, the blocks adjacent); `strides` walk the window (a reversed row, rows
 /// bottom-up).
 fn broadcast_padded(dt: DataType, count: u32, rows: u32, width: u32, pad: u32, strides: &[i32]) {
+    broadcast_under(dt, None, count, rows, width, pad, strides);
+}
+
+/// [`broadcast_padded`] under `outer` steps of a loop around the broadcast one, when given: each step reads its own
+/// rows and writes its own `count` steps (the window walks it forwards).
+fn broadcast_under(dt: DataType, outer: Option<u32>, count: u32, rows: u32, width: u32, pad: u32, strides: &[i32]) {
     let pitch = rows * width + pad;
+    let (mut sizes, mut in_strides, mut out_strides) =
+        (vec![count, rows, width], vec![0, width, 1], vec![pitch, width, 1]);
+    let mut window_strides = strides.to_vec();
+    if let Some(outer) = outer {
+        sizes.insert(0, outer);
+        in_strides.insert(0, rows * width);
+        out_strides.insert(0, count * pitch);
+        window_strides.insert(0, 1);
+    }
     let desc = Slice1Desc {
-        input: BufferTensorDesc::new(dt, &[count, rows, width], Some(&[0, width, 1])).unwrap(),
-        output: BufferTensorDesc::new(dt, &[count, rows, width], Some(&[pitch, width, 1])).unwrap(),
-        input_window_offsets: vec![0; 3],
-        input_window_sizes: vec![count, rows, width],
-        input_window_strides: strides.to_vec(),
+        input: BufferTensorDesc::new(dt, &sizes, Some(&in_strides)).unwrap(),
+        output: BufferTensorDesc::new(dt, &sizes, Some(&out_strides)).unwrap(),
+        input_window_offsets: vec![0; sizes.len()],
+        input_window_sizes: sizes.clone(),
+        input_window_strides: window_strides,
     };
     let input = stridekit_testkit::strategies::pseudo_random_bytes(5, desc.input.total_tensor_size_in_bytes as usize);
     common::check_against_reference(&desc, &input, 40).unwrap();
@@ -97,17 +112,7 @@ fn replicated_loops_inside_outer_loops_split_over_threads() {
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float32]) {
         for &outer in outers {
             for (width, stride) in [(37, 1), (6, -1)] {
-                let desc = Slice1Desc {
-                    input: BufferTensorDesc::new(dt, &[outer, count, 3, width], Some(&[3 * width, 0, width, 1]))
-                        .unwrap(),
-                    output: BufferTensorDesc::packed(dt, &[outer, count, 3, width]).unwrap(),
-                    input_window_offsets: vec![0; 4],
-                    input_window_sizes: vec![outer, count, 3, width],
-                    input_window_strides: vec![1, 1, 1, stride],
-                };
-                let size = desc.input.total_tensor_size_in_bytes as usize;
-                let input = stridekit_testkit::strategies::pseudo_random_bytes(9, size);
-                common::check_against_reference(&desc, &input, 40).unwrap();
+                broadcast_under(dt, Some(outer), count, 3, width, 0, &[1, 1, stride]);
             }
         }
     }
