@@ -43,6 +43,7 @@ fn one_case_from_flags_reports_consistent_figures() {
     assert_eq!(l["useful_bytes"], 16);
     assert_eq!(l["verified"], true);
     assert_eq!(l["threads"], 1);
+    assert_eq!(l["timing"], "interleaved");
     // DirectML's 4x4 example is one table walk (the planner's choice, reported per case).
     assert_eq!(l["kernel"], "table");
     assert_eq!(l["class"], "tiny");
@@ -62,6 +63,34 @@ fn one_case_from_flags_reports_consistent_figures() {
     // The machine line names the SIMD kernels this CPU runs (the speed of some kernels depends on them).
     let kernels = ["; portable kernels", "; avx2 kernels", "; avx2 + avx512vbmi kernels"];
     assert!(kernels.iter().any(|k| stderr(&o).contains(k)), "machine line: {}", stderr(&o));
+}
+
+#[test]
+fn back_to_back_timing_is_reported_and_cpu_only() {
+    // The peers' way of timing: the case's calls back to back, then the copy's; the same figures otherwise.
+    let mut args = vec!["bench", "--json", "--back-to-back", "--threads", "1"];
+    args.extend(DOC_CASE);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines.len(), 1);
+    let l = &lines[0];
+    assert_eq!(
+        (l["case"].as_str(), l["timing"].as_str(), l["verified"].as_bool()),
+        (Some("doc"), Some("back-to-back"), Some(true))
+    );
+    let (median, copy, roofline) =
+        (l["median_s"].as_f64().unwrap(), l["copy_gbps"].as_f64().unwrap(), l["roofline"].as_f64().unwrap());
+    let want = 128.0 / (copy * 1e9) / median;
+    assert!(median > 0.0 && (roofline - want).abs() <= 1e-9 * want, "{roofline} vs {want}");
+    assert!(stderr(&o).contains("back to back"), "the run says how it times: {}", stderr(&o));
+    // A GPU times batches on the device: the flag is refused before anything runs.
+    let mut args = vec!["bench", "--back-to-back", "--device", "gpu"];
+    args.extend(DOC_CASE);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(stderr(&o).contains("--back-to-back times CPU calls"), "{}", stderr(&o));
+    assert!(stdout(&o).is_empty());
 }
 
 fn case_file(dir: &tempfile::TempDir) -> PathBuf {

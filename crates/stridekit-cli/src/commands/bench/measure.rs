@@ -31,6 +31,31 @@ pub struct Row {
     pub verified: bool,
     /// `Some(true)` when the case's `expect` matched, `Some(false)` when not, `None` without one.
     pub expect_ok: Option<bool>,
+    /// How the case and its copy were timed.
+    pub timing: Timing,
+}
+
+/// How `bench` times a case and its baseline copy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timing {
+    /// Samples of the case and of the copy alternate, so that a change in the machine's load touches both and each
+    /// evicts the other's lines alike (the default: the roofline compares them under the same conditions).
+    Interleaved,
+    /// The case's samples back to back, then the copy's, as the peer harness (`../shared/bench`) times NumPy,
+    /// ndarray and its memcpy: a case's buffers stay as warm as repeating it leaves them, so a copy whose source
+    /// and destination fit the last-level cache reads them from there (in the alternation the copy evicts them).
+    /// For comparisons with the peers' figures.
+    BackToBack,
+}
+
+impl Timing {
+    /// The name in the JSON lines.
+    pub fn name(self) -> &'static str {
+        match self {
+            Timing::Interleaved => "interleaved",
+            Timing::BackToBack => "back-to-back",
+        }
+    }
 }
 
 impl Row {
@@ -210,13 +235,14 @@ pub fn check_expect(plan: &Slice1Plan, output: &[u8], expect: &[f64]) -> Result<
 }
 
 /// Runs one case: compile, fill, run once, verify (reference and `expect`), pick the best copy, then time the case
-/// and that copy alternately.
+/// and that copy as `timing` says (alternately by default).
 pub fn bench_case(
     case: &Slice1Case,
     desc: &Slice1Desc,
     plan: &Slice1Plan,
     options: &ExecOptions,
     reps: usize,
+    timing: Timing,
 ) -> Result<Row, CliError> {
     let traffic = Traffic::of_slice1(plan);
     let op = PreparedSlice1::new(plan, options.clone())?;
@@ -240,14 +266,14 @@ pub fn bench_case(
     let mut baseline = CopyBaseline::new(baseline_bytes(&traffic))?;
     // Pick the fastest copy on a few samples, then time it beside the case.
     let kind = baseline.fastest((reps / 3).max(3));
-    let (median_s, copy_s) = time_interleaved(
-        reps,
-        || {
-            // Checked by the first run: later runs of the same op on the same buffers cannot fail.
-            let _ = op.execute(input.as_bytes(), output.as_bytes_mut());
-        },
-        || baseline.run(kind),
-    );
+    // Checked by the first run: later runs of the same op on the same buffers cannot fail.
+    let mut case_call = || {
+        let _ = op.execute(input.as_bytes(), output.as_bytes_mut());
+    };
+    let (median_s, copy_s) = match timing {
+        Timing::Interleaved => time_interleaved(reps, case_call, || baseline.run(kind)),
+        Timing::BackToBack => (time_per_call(reps, &mut case_call), time_per_call(reps, || baseline.run(kind))),
+    };
     // The copy's time is its median in the alternation, where the case and the copy evict each other's lines
     // alike. The picking samples ran back to back, with the copy's buffers still in the cache from the previous
     // sample: crediting the copy with those (as this bench did until 2026-11-25) judged a case against a copy
@@ -264,6 +290,7 @@ pub fn bench_case(
         kernel: op.kernel(),
         verified,
         expect_ok,
+        timing,
     })
 }
 

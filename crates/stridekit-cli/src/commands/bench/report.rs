@@ -32,6 +32,7 @@ pub fn json_line(r: &Row) -> serde_json::Value {
         "kernel": r.kernel,
         "verified": r.verified,
         "expect": match r.expect_ok { None => "none", Some(true) => "ok", Some(false) => "mismatch" },
+        "timing": r.timing.name(),
     })
 }
 
