@@ -20,13 +20,38 @@
 //!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
 
 use crate::ExecOptions;
-use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner};
+use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, tile_size};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
 
 /// The destination bytes one kernel call must write for step 1c to order the outer loops by source stride.
 const READ_ORDER_MIN_BLOCK: usize = 512;
+
+/// Whether the SIMD tiles of a transpose of `na` rows of `nb` elements of `e` bytes leave at least a tenth of its
+/// elements to their scalar edge (the rows and columns outside whole tiles, [`tile_size`]). A small such transpose
+/// into contiguous rows ([`SMALL_TRANSPOSE_MAX_BYTES`]) goes through a table whose partner tiles take the
+/// transpose's rows (step 1b), 16 bytes of them per offset, with no edge but the last partial tile.
+/// The largest transpose call (bytes written) that [`ragged`] sends through a table. Small calls under outer loops
+/// pay the tiles' set-up (chunks, prefetches, edges) at every step, where the table computed its offsets when the
+/// operator was prepared; large ones amortise it, and the transpose's cache blocking and streaming pay.
+///
+/// Measured over the eight transposes of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-4 that a
+/// table takes when contiguous rows are allowed, and the three such case-file transposes (`bench/transposes.json`),
+/// two runs of four and six alternating rounds, time ratios table / tiles (`docs/PERFORMANCE.md`, twenty-fourth
+/// round): calls of 0.4-136 KiB with edges of 11-100% 0.50 and 0.51 (sweep4_162, 20 pixels of 5 u32 a call),
+/// 0.79 and 0.82 (sweep3_024), 0.81 and 0.85 (sweep2_091), 0.88 and 0.95 (sweep1_074), 0.85 and 1.03 (sweep1_171),
+/// 1.05 and 0.98 (sweep3_152); edges of 2-4% 1.09 (sweep1_081) and 1.24 (sweep4_018); whole images of 6 f32 or f16
+/// planes into pixels 1.25 and 1.36 (`t_f32_chw6_to_hwc`, `t_f16_chw6_to_hwc`, 12 u8 planes 0.74), and single
+/// calls of 1 and 53 MiB 1.46 and 5.2 (sweep2_058, sweep2_053, edges of 6%).
+const SMALL_TRANSPOSE_MAX_BYTES: usize = 256 << 10;
+
+fn ragged(na: usize, nb: usize, e: usize) -> bool {
+    let t = tile_size(e);
+    let all = na.saturating_mul(nb);
+    let whole = (na / t * t).saturating_mul(nb / t * t);
+    all.saturating_sub(whole).saturating_mul(10) >= all
+}
 
 /// The largest block of fills that step 3 replicates (half the L2 of the development machine): above it the fills run
 /// again. `broadcast_chan_f32` (4 MiB blocks of per-channel fills broadcast 32 times) ran at 0.62 of a copy's speed
@@ -323,15 +348,20 @@ impl Program {
         // take every row of a pass at once, where the transpose tiles take one short row at a time and leave
         // its ragged end to scalar moves (u16 pixels of 12 channels, 39 to a row, into 12 planes: 0.11 of the
         // roofline).
+        // So does a small one into contiguous rows (pixels of a few channels gathered from as many planes, at most
+        // [`SMALL_TRANSPOSE_MAX_BYTES`] a call) when the tiles would leave a tenth of it or more to their edge
+        // ([`ragged`]).
         let transposed = match inner {
             Inner::Transpose { na, a_src, a_dst, nb, .. } => {
                 let row = nb.saturating_mul(esize);
+                let contiguous_rows = usize::try_from(a_dst).ok() == Some(row);
                 options.simd
                     && matches!(esize, 1 | 2 | 4)
                     && a_src == esize as isize
                     && na >= 16 / esize
                     && row <= BLOCK_MAX_BYTES
-                    && usize::try_from(a_dst).ok() != Some(row)
+                    && (!contiguous_rows
+                        || (row.saturating_mul(na) <= SMALL_TRANSPOSE_MAX_BYTES && ragged(na, nb, esize)))
             }
             _ => false,
         };
@@ -490,6 +520,27 @@ mod tests {
                 other => panic!("{dt:?}, {c} channels: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn small_ragged_transposes_into_pixels_take_a_table() {
+        // The edge the SIMD tiles leave: sweep4_162 (20 pixels of 5 u32: all of it), sweep3_024 (1515 x 45 u16:
+        // 11%) against sweep4_018 (1227 x 25 u32: 4%) and sweep1_081 (252 x 16 u16: 2%).
+        assert!(ragged(20, 5, 4) && ragged(1515, 45, 2));
+        assert!(!ragged(1227, 25, 4) && !ragged(252, 16, 2) && !ragged(64, 8, 4));
+        // Planes of c channels into pixels (CHW -> HWC) under a loop of images: the pixels (a transpose's rows)
+        // become the table's partner, each pixel's c channels its block, when the call is ragged and small.
+        let f32 = DataType::Float32;
+        let image = |c: u32, pixels: u32| {
+            compile(f32, &[3, c, pixels], None, &[1; 3], &[3, c, pixels], Some(&[c * pixels, 1, c]))
+        };
+        match image(5, 20).inner {
+            Inner::Table(t) => assert_eq!((t.na, t.block, t.a_dst), (20, 5, 20)),
+            other => panic!("5 channels of 20 pixels: {other:?}"),
+        }
+        // Whole tiles (8 channels), or a call beyond SMALL_TRANSPOSE_MAX_BYTES: the transpose tiles.
+        assert!(matches!(image(8, 64).inner, Inner::Transpose { na: 64, nb: 8, .. }));
+        assert!(matches!(image(5, 20000).inner, Inner::Transpose { na: 20000, nb: 5, .. }));
     }
 
     #[test]

@@ -592,6 +592,37 @@ fn table_partners_transpose_in_tiles() {
 }
 
 #[test]
+fn small_ragged_planes_into_pixels_through_table_partners() {
+    // Planes of c channels into pixels (CHW -> HWC) under a loop of images, calls of 20-83 pixels: the SIMD tiles
+    // would leave most of each call to their edge, so the table takes it with the pixels as its partner (one
+    // block of c channels per pixel). Pixels forwards and reversed; pixel counts below, at and past a tile of
+    // partner steps. Under Miri one type, one channel count, one count.
+    let counts: &[u32] = if cfg!(miri) { &[21] } else { &[20, 37, 83] };
+    let channels: &[u32] = if cfg!(miri) { &[5] } else { &[3, 5, 6, 7] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for &c in channels {
+            for &p in counts {
+                for s in [1, -1] {
+                    let input = [3, c, p];
+                    case(dt, &input, None, &[0; 3], &input, &[1, 1, s], &input, Some(&[c * p, 1, c]));
+                }
+            }
+        }
+    }
+    // The route: a table (its partner tiles), not the transpose tiles.
+    let input = [3, 5, 20];
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(DataType::Float32, &input, None).unwrap(),
+        output: BufferTensorDesc::new(DataType::Float32, &input, Some(&[100, 1, 5])).unwrap(),
+        input_window_offsets: vec![0; 3],
+        input_window_sizes: input.to_vec(),
+        input_window_strides: vec![1; 3],
+    };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+    assert_eq!(op.unwrap().kernel(), "table");
+}
+
+#[test]
 fn pixels_of_a_few_channels_into_planes_through_short_table_partners() {
     // Pixels of 8 channels of which c are taken (from channel 1), 5 to a row of 40 bytes, into c planes whose
     // 18-element runs read a row apart (sweep1_001's shape, smaller): the table's pass has no shuffle form (16

@@ -33,9 +33,11 @@ const R: u32 = if cfg!(miri) { 60 } else { 300 };
 const RS: u32 = if cfg!(miri) { 40 } else { 150 };
 /// Elements of the bulk copy: beyond the short-row kernel's 1 KiB (which would take the sliding loop itself).
 const C: u32 = if cfg!(miri) { 1100 } else { 3000 };
-/// The transpose's sides: a partner, and at least two grains (64 elements) of the long side.
-const NA: u32 = if cfg!(miri) { 2 } else { 40 };
-const NB: u32 = if cfg!(miri) { 130 } else { 200 };
+/// The transpose's sides: a partner, and at least two grains (64 elements) of the long side; whole SIMD tiles of
+/// every element size (a transpose whose tiles would leave a tenth of it to their edge goes through a table
+/// instead, `planner::ragged`).
+const NA: u32 = if cfg!(miri) { 2 } else { 48 };
+const NB: u32 = if cfg!(miri) { 130 } else { 208 };
 /// Steps of the sliding loops (Miri pays for every element).
 const S: u32 = if cfg!(miri) { 3 } else { 5 };
 

@@ -33,6 +33,16 @@ pub(crate) use portable::rows::SHORT_ROW_MAX_BYTES;
 pub(crate) use portable::table::{TableCall, narrow_partner, short_partner};
 pub(crate) use split::{Split, inner_count};
 
+/// Elements per side of the square SIMD tile of the x86 transpose kernels for `e`-byte elements (`x86/tiles.rs`);
+/// the planner counts the elements a transpose leaves outside whole tiles with it.
+pub(crate) const fn tile_size(e: usize) -> usize {
+    match e {
+        1 => 16,
+        8 => 4,
+        _ => 8,
+    }
+}
+
 /// The SIMD level chosen at run time.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Simd {

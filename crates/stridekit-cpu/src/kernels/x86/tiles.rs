@@ -127,14 +127,7 @@ pub(crate) unsafe fn tile4x8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: 
     }
 }
 
-/// Elements per side of the square SIMD tile for `e`-byte elements.
-pub(crate) const fn tile_size(e: usize) -> usize {
-    match e {
-        1 => 16,
-        8 => 4,
-        _ => 8,
-    }
-}
+pub(crate) use crate::kernels::tile_size;
 
 /// Transposes one full tile of [`tile_size`] elements of `T` per side.
 ///
