@@ -28,15 +28,22 @@ fn json_lines(text: &str) -> Vec<serde_json::Value> {
     text.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}"))).collect()
 }
 
-#[test]
-fn one_case_from_flags_reports_consistent_figures() {
-    let mut args = vec!["bench", "--json", "--reps", "10", "--threads", "1"];
+/// Runs `stridekit bench --json` on the doc case with `flags`: its one JSON line, and what it wrote to stderr.
+fn doc_case_line(flags: &[&str]) -> (serde_json::Value, String) {
+    let mut args = vec!["bench", "--json"];
+    args.extend(flags);
     args.extend(DOC_CASE);
     let o = run(&args);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let lines = json_lines(&stdout(&o));
+    let mut lines = json_lines(&stdout(&o));
     assert_eq!(lines.len(), 1);
-    let l = &lines[0];
+    (lines.remove(0), stderr(&o))
+}
+
+#[test]
+fn one_case_from_flags_reports_consistent_figures() {
+    let (line, err) = doc_case_line(&["--reps", "10", "--threads", "1"]);
+    let l = &line;
     assert_eq!(l["case"], "doc");
     // 2 x 2 float32 outputs, counted as the peers count: read + written.
     assert_eq!(l["bytes_moved"], 32);
@@ -59,22 +66,17 @@ fn one_case_from_flags_reports_consistent_figures() {
     let want = 128.0 / (copy * 1e9) / median;
     assert!((roofline - want).abs() <= 1e-9 * want, "{roofline} vs {want}");
     assert!(["memcpy 1t", "copy all", "stream 1t", "stream all"].contains(&l["copy"].as_str().unwrap()), "{l}");
-    assert!(stderr(&o).contains("[1/1] doc"), "progress on stderr: {}", stderr(&o));
+    assert!(err.contains("[1/1] doc"), "progress on stderr: {err}");
     // The machine line names the SIMD kernels this CPU runs (the speed of some kernels depends on them).
     let kernels = ["; portable kernels", "; avx2 kernels", "; avx2 + avx512vbmi kernels"];
-    assert!(kernels.iter().any(|k| stderr(&o).contains(k)), "machine line: {}", stderr(&o));
+    assert!(kernels.iter().any(|k| err.contains(k)), "machine line: {err}");
 }
 
 #[test]
 fn back_to_back_timing_is_reported_and_cpu_only() {
     // The peers' way of timing: the case's calls back to back, then the copy's; the same figures otherwise.
-    let mut args = vec!["bench", "--json", "--back-to-back", "--threads", "1"];
-    args.extend(DOC_CASE);
-    let o = run(&args);
-    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    let lines = json_lines(&stdout(&o));
-    assert_eq!(lines.len(), 1);
-    let l = &lines[0];
+    let (line, err) = doc_case_line(&["--back-to-back", "--threads", "1"]);
+    let l = &line;
     assert_eq!(
         (l["case"].as_str(), l["timing"].as_str(), l["verified"].as_bool()),
         (Some("doc"), Some("back-to-back"), Some(true))
@@ -83,7 +85,7 @@ fn back_to_back_timing_is_reported_and_cpu_only() {
         (l["median_s"].as_f64().unwrap(), l["copy_gbps"].as_f64().unwrap(), l["roofline"].as_f64().unwrap());
     let want = 128.0 / (copy * 1e9) / median;
     assert!(median > 0.0 && (roofline - want).abs() <= 1e-9 * want, "{roofline} vs {want}");
-    assert!(stderr(&o).contains("back to back"), "the run says how it times: {}", stderr(&o));
+    assert!(err.contains("back to back"), "the run says how it times: {err}");
     // A GPU times batches on the device: the flag is refused before anything runs.
     let mut args = vec!["bench", "--back-to-back", "--device", "gpu"];
     args.extend(DOC_CASE);
