@@ -28,24 +28,24 @@ use stridekit::Slice1Plan;
 /// The destination bytes one kernel call must write for step 1c to order the outer loops by source stride.
 const READ_ORDER_MIN_BLOCK: usize = 512;
 
-/// Whether the SIMD tiles of a transpose of `na` rows of `nb` elements of `e` bytes leave at least a tenth of its
-/// elements to their scalar edge (the rows and columns outside whole tiles, [`tile_size`]). A small such transpose
-/// into contiguous rows ([`SMALL_TRANSPOSE_MAX_BYTES`]) goes through a table whose partner tiles take the
-/// transpose's rows (step 1b), 16 bytes of them per offset, with no edge but the last partial tile.
 /// The largest transpose call (bytes written) that [`ragged`] sends through a table. Small calls under outer loops
 /// pay the tiles' set-up (chunks, prefetches, edges) at every step, where the table computed its offsets when the
 /// operator was prepared; large ones amortise it, and the transpose's cache blocking and streaming pay.
 ///
 /// Measured over the eight transposes of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-4 that a
-/// table takes when contiguous rows are allowed, and the three such case-file transposes (`bench/transposes.json`),
-/// two runs of four and six alternating rounds, time ratios table / tiles (`docs/PERFORMANCE.md`, twenty-fourth
-/// round): calls of 0.4-136 KiB with edges of 11-100% 0.50 and 0.51 (sweep4_162, 20 pixels of 5 u32 a call),
+/// table takes when contiguous rows are allowed, and the three such case-file transposes (`bench/transposes.json`):
+/// a run of four alternating rounds, then two of six; time ratios table / tiles in the two of six
+/// (`docs/PERFORMANCE.md`, twenty-fourth round): calls of 0.4-136 KiB with edges of 11-100% 0.50 and 0.51 (sweep4_162, 20 pixels of 5 u32 a call),
 /// 0.79 and 0.82 (sweep3_024), 0.81 and 0.85 (sweep2_091), 0.88 and 0.95 (sweep1_074), 0.85 and 1.03 (sweep1_171),
 /// 1.05 and 0.98 (sweep3_152); edges of 2-4% 1.09 (sweep1_081) and 1.24 (sweep4_018); whole images of 6 f32 or f16
-/// planes into pixels 1.25 and 1.36 (`t_f32_chw6_to_hwc`, `t_f16_chw6_to_hwc`, 12 u8 planes 0.74), and single
-/// calls of 1 and 53 MiB 1.46 and 5.2 (sweep2_058, sweep2_053, edges of 6%).
+/// planes into pixels 1.25 and 1.36 (`t_f32_chw6_to_hwc`, `t_f16_chw6_to_hwc`, 12 u8 planes 0.74), and, in the
+/// first run, single calls of 1 and 53 MiB 1.46 and 5.2 (sweep2_058, sweep2_053, edges of 6%).
 const SMALL_TRANSPOSE_MAX_BYTES: usize = 256 << 10;
 
+/// Whether the SIMD tiles of a transpose of `na` rows of `nb` elements of `e` bytes leave at least a tenth of its
+/// elements to their scalar edge (the rows and columns outside whole tiles, [`tile_size`]). A small such transpose
+/// into contiguous rows ([`SMALL_TRANSPOSE_MAX_BYTES`]) goes through a table whose partner tiles take the
+/// transpose's rows (step 1b), 16 bytes of them per offset, with no edge but the last partial tile.
 fn ragged(na: usize, nb: usize, e: usize) -> bool {
     let t = tile_size(e);
     let all = na.saturating_mul(nb);
