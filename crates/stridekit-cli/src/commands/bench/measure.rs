@@ -264,7 +264,7 @@ pub fn bench_case(
         }
     });
     let mut baseline = CopyBaseline::new(baseline_bytes(&traffic))?;
-    // Pick the fastest copy on a few samples, then time it beside the case.
+    // Pick the fastest copy on a few samples, then time it as the case is timed.
     let kind = baseline.fastest((reps / 3).max(3));
     // Checked by the first run: later runs of the same op on the same buffers cannot fail.
     let mut case_call = || {
@@ -274,8 +274,8 @@ pub fn bench_case(
         Timing::Interleaved => time_interleaved(reps, case_call, || baseline.run(kind)),
         Timing::BackToBack => (time_per_call(reps, &mut case_call), time_per_call(reps, || baseline.run(kind))),
     };
-    // The copy's time is its median in the alternation, where the case and the copy evict each other's lines
-    // alike. The picking samples ran back to back, with the copy's buffers still in the cache from the previous
+    // The copy's time is its median timed as the case was: in the alternation, where the case and the copy evict
+    // each other's lines alike, or back to back, both as warm as repeating them leaves them. The picking samples ran back to back, with the copy's buffers still in the cache from the previous
     // sample: crediting the copy with those (as this bench did until 2026-11-25) judged a case against a copy
     // warmer than any it ran beside (a 6.6 MiB contiguous copy of stridekit's own kernel measured 0.5-0.8 of it).
     let copy = baseline.best_of(kind, copy_s);
