@@ -65,9 +65,14 @@ fn dims_of(t: &[TDim]) -> Vec<PDim> {
 
 /// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather of at
 /// most [`SMALL_GATHER_MAX_BYTES`], a reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a
-/// broadcast, or short rows whose call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks
-/// of short runs, which its periodic shuffle covers). Only with dimensions around it (`outer`): a single small call
-/// is cheap.
+/// broadcast, short rows whose call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks
+/// of short runs, which its periodic shuffle covers), or a transpose of at most [`BLOCK_MAX_BYTES`] a call. Only
+/// with dimensions around it (`outer`): a single small call is cheap.
+///
+/// The transposes: the four cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-4 that change
+/// plan, six alternating rounds, time ratios table / transpose (`docs/PERFORMANCE.md`, twenty-fourth round): 0.13
+/// (sweep3_093, 8 x 6 bytes a call), 0.18 (sweep2_198, 3 x 8 u16 whose 8 lie 9.5 MB apart; NumPy had taken a third
+/// of stridekit's time), 0.35 (sweep2_069, 7 x 8 bytes), 0.56 (sweep2_057, 6 x 3 u64).
 fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
     outer
         && match inner {
@@ -76,6 +81,9 @@ fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
             Inner::Copy { bytes } => bytes <= SMALL_RUN_MAX_BYTES,
             // Short rows whose whole call is a few hundred bytes: the table takes the dimension around them too.
             Inner::Rows { rows, bytes, .. } => rows.saturating_mul(bytes) <= BLOCK_MAX_BYTES,
+            // A transpose whose whole call is at most a table block (3 x 8 u16, each of the 8 in a page of its
+            // own): the tiles' set-up and edges cost more than its elements.
+            Inner::Transpose { na, nb, .. } => na.saturating_mul(nb).saturating_mul(esize) <= BLOCK_MAX_BYTES,
             _ => false,
         }
 }
@@ -520,6 +528,21 @@ mod tests {
                 other => panic!("{dt:?}, {c} channels: {other:?}"),
             }
         }
+    }
+
+    #[test]
+    fn transposes_of_a_table_block_under_loops_take_a_table() {
+        // 64 steps of a 3 x 8 u16 transpose whose 8 source elements are 5000 apart (sweep2_198's shape, smaller):
+        // one table, its block the 24 elements of a call, the 64 steps its rows.
+        let u16 = DataType::Uint16;
+        let p = compile(u16, &[64, 3, 8], Some(&[4, 1, 5000]), &[1; 3], &[64, 3, 8], None);
+        match p.inner {
+            Inner::Table(t) => assert_eq!((t.block, t.rows, t.na), (24, 64, 1)),
+            other => panic!("{other:?}"),
+        }
+        // A call of more than a table block (3 x 48) keeps the transpose.
+        let p = compile(u16, &[64, 3, 48], Some(&[4, 1, 5000]), &[1; 3], &[64, 3, 48], None);
+        assert!(matches!(p.inner, Inner::Transpose { na: 3, nb: 48, .. }), "{:?}", p.inner);
     }
 
     #[test]

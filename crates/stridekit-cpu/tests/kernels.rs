@@ -592,6 +592,35 @@ fn table_partners_transpose_in_tiles() {
 }
 
 #[test]
+fn transposes_of_a_table_block_under_loops_through_a_table() {
+    // Transposes of at most 256 bytes a call (na x nb elements, the nb far apart) under a loop of steps: the table
+    // takes the call as its block and the steps as its rows. Steps forwards and reversed, the far elements
+    // forwards and reversed, calls of 3 x 8 and 7 x 8 elements. Under Miri 5 steps, one shape.
+    let steps: u32 = if cfg!(miri) { 5 } else { 40 };
+    let shapes: &[(u32, u32)] = if cfg!(miri) { &[(3, 8)] } else { &[(3, 8), (7, 8), (6, 3)] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Uint16, DataType::Uint32, DataType::Uint64]) {
+        for &(na, nb) in shapes {
+            for (s, sb) in [(1, 1), (-1, 1), (1, -1)] {
+                let input = [steps, na, nb];
+                let strides = [na + 1, 1, 300];
+                case(dt, &input, Some(&strides), &[0; 3], &input, &[s, 1, sb], &input, None);
+            }
+        }
+    }
+    // The route: a table, not the transpose.
+    let input = [steps, 3, 8];
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(DataType::Uint16, &input, Some(&[4, 1, 300])).unwrap(),
+        output: BufferTensorDesc::new(DataType::Uint16, &input, None).unwrap(),
+        input_window_offsets: vec![0; 3],
+        input_window_sizes: input.to_vec(),
+        input_window_strides: vec![1; 3],
+    };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+    assert_eq!(op.unwrap().kernel(), "table");
+}
+
+#[test]
 fn small_ragged_planes_into_pixels_through_table_partners() {
     // Planes of c channels into pixels (CHW -> HWC) under a loop of images, calls of 20-83 pixels: the SIMD tiles
     // would leave most of each call to their edge, so the table takes it with the pixels as its partner (one
