@@ -591,6 +591,19 @@ fn table_partners_transpose_in_tiles() {
     }
 }
 
+/// The kernel the CPU planner picks for the whole window of `sizes` with these strides (default options).
+fn kernel_of(dt: DataType, sizes: &[u32], in_strides: Option<&[u32]>, out_strides: Option<&[u32]>) -> &'static str {
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(dt, sizes, in_strides).unwrap(),
+        output: BufferTensorDesc::new(dt, sizes, out_strides).unwrap(),
+        input_window_offsets: vec![0; sizes.len()],
+        input_window_sizes: sizes.to_vec(),
+        input_window_strides: vec![1; sizes.len()],
+    };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+    op.unwrap().kernel()
+}
+
 #[test]
 fn transposes_of_a_table_block_under_loops_through_a_table() {
     // Transposes of at most 256 bytes a call (na x nb elements, the nb far apart) under a loop of steps: the table
@@ -608,16 +621,7 @@ fn transposes_of_a_table_block_under_loops_through_a_table() {
         }
     }
     // The route: a table, not the transpose.
-    let input = [steps, 3, 8];
-    let desc = Slice1Desc {
-        input: BufferTensorDesc::new(DataType::Uint16, &input, Some(&[4, 1, 300])).unwrap(),
-        output: BufferTensorDesc::new(DataType::Uint16, &input, None).unwrap(),
-        input_window_offsets: vec![0; 3],
-        input_window_sizes: input.to_vec(),
-        input_window_strides: vec![1; 3],
-    };
-    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
-    assert_eq!(op.unwrap().kernel(), "table");
+    assert_eq!(kernel_of(DataType::Uint16, &[steps, 3, 8], Some(&[4, 1, 300]), None), "table");
 }
 
 #[test]
@@ -639,16 +643,7 @@ fn small_ragged_planes_into_pixels_through_table_partners() {
         }
     }
     // The route: a table (its partner tiles), not the transpose tiles.
-    let input = [3, 5, 20];
-    let desc = Slice1Desc {
-        input: BufferTensorDesc::new(DataType::Float32, &input, None).unwrap(),
-        output: BufferTensorDesc::new(DataType::Float32, &input, Some(&[100, 1, 5])).unwrap(),
-        input_window_offsets: vec![0; 3],
-        input_window_sizes: input.to_vec(),
-        input_window_strides: vec![1; 3],
-    };
-    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
-    assert_eq!(op.unwrap().kernel(), "table");
+    assert_eq!(kernel_of(DataType::Float32, &[3, 5, 20], None, Some(&[100, 1, 5])), "table");
 }
 
 #[test]
