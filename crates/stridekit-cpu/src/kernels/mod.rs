@@ -11,6 +11,7 @@
 //! - [`stage`]: streaming a loop of small calls through an L1 stage, so that streaming stores write whole lines.
 //! - [`portable`]: the portable kernels, safe code over slices wherever the destination of one call is contiguous.
 //! - `x86`: the AVX2 kernels, one file per kernel.
+//! - [`pages`]: the huge-page advice for the buffers stridekit allocates.
 //!
 //! Output offsets of distinct coordinates are distinct (D1, checked by `stridekit` when the plan was validated), so
 //! parts of the output handed to different threads never share a byte, and a kernel's source bytes never overlap
@@ -19,6 +20,7 @@
 
 mod dispatch;
 mod footprint;
+mod pages;
 mod pattern;
 mod portable;
 mod split;
@@ -29,6 +31,7 @@ mod x86;
 
 pub(crate) use dispatch::{execute, execute_raw, threads};
 pub(crate) use footprint::{Checked, check, input_range};
+pub(crate) use pages::advise_huge_pages;
 pub(crate) use portable::rows::SHORT_ROW_MAX_BYTES;
 pub(crate) use portable::table::{TableCall, narrow_partner, short_partner};
 pub(crate) use split::{Split, inner_count};

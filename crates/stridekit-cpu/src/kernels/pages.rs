@@ -1,0 +1,86 @@
+//! Memory advice for the buffers stridekit allocates ([`crate::CpuBuffer`]): transparent huge pages.
+//!
+//! A slice that walks a tensor with large strides touches a new 4 KiB page every row or two; beyond the reach of
+//! the TLB (a few MiB of 4 KiB pages) every such row waits for a page walk. With 2 MiB pages the same walk stays in
+//! the TLB. Linux backs anonymous memory with huge pages only where asked (`madvise(MADV_HUGEPAGE)`) under its
+//! default setting (`/sys/kernel/mm/transparent_hugepage/enabled` = `madvise`); NumPy asks for every array of at
+//! least 4 MiB, and so does [`crate::CpuBuffer`] (`docs/PERFORMANCE.md`, twenty-fifth round: 0.93 of the time
+//! over a 200-case sweep, both sides of the roofline in such buffers).
+//!
+//! The advice is a hint: where the kernel has no transparent huge pages, or refuses, nothing changes and nothing
+//! is reported. Elsewhere than on Linux, and under Miri (which has no `madvise`), it does nothing.
+
+/// The smallest buffer that asks for huge pages: NumPy's threshold (its allocator advises arrays of at least 4 MiB),
+/// below which the 2 MiB-aligned interior of an allocation is at most one huge page.
+pub(crate) const HUGE_PAGE_MIN_BYTES: usize = 4 << 20;
+
+/// The size of a transparent huge page on the targets that advise (x86_64 and aarch64 Linux with 4 KiB base pages).
+#[cfg(all(target_os = "linux", not(miri)))]
+const HUGE_PAGE_BYTES: usize = 2 << 20;
+
+/// Asks the kernel to back the whole huge pages inside `bytes` with transparent huge pages, when `bytes` holds at
+/// least [`HUGE_PAGE_MIN_BYTES`]. Call it before the first write to the pages (a fresh allocation), so that the
+/// first touch of each 2 MiB range faults in one huge page instead of 512 small ones.
+pub(crate) fn advise_huge_pages(bytes: &mut [u8]) {
+    if bytes.len() < HUGE_PAGE_MIN_BYTES {
+        return;
+    }
+    #[cfg(all(target_os = "linux", not(miri)))]
+    {
+        let start = bytes.as_mut_ptr() as usize;
+        let first = start.next_multiple_of(HUGE_PAGE_BYTES);
+        let end = (start + bytes.len()) / HUGE_PAGE_BYTES * HUGE_PAGE_BYTES;
+        if end > first {
+            // SAFETY: [first, end) lies inside `bytes`, memory this process owns and holds exclusively (`&mut`);
+            // MADV_HUGEPAGE changes how its pages are backed, never their contents or their mapping, and fails
+            // harmlessly (EINVAL) where transparent huge pages are not available, so the result is ignored.
+            let _ = unsafe { libc::madvise(first as *mut libc::c_void, end - first, libc::MADV_HUGEPAGE) };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Whether the mapping holding address `at` carries the huge-page advice (`hg` in its `VmFlags`).
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn advised(at: usize) -> Option<bool> {
+        let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+        let mut inside = false;
+        for line in smaps.lines() {
+            if let Some((range, _)) = line.split_once(' ')
+                && let Some((lo, hi)) = range.split_once('-')
+                && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+            {
+                inside = (lo..hi).contains(&at);
+            } else if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+                return Some(flags.split_whitespace().any(|f| f == "hg"));
+            }
+        }
+        None
+    }
+
+    #[test]
+    #[cfg(all(target_os = "linux", not(miri)))]
+    fn large_buffers_are_advised_and_small_ones_are_not() {
+        if !std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists() {
+            return; // a kernel without transparent huge pages refuses the advice
+        }
+        let mut large = vec![0u8; 3 * HUGE_PAGE_MIN_BYTES];
+        advise_huge_pages(&mut large);
+        let inside = (large.as_ptr() as usize).next_multiple_of(HUGE_PAGE_BYTES);
+        assert_eq!(advised(inside), Some(true));
+        let mut small = vec![0u8; HUGE_PAGE_MIN_BYTES - 1];
+        advise_huge_pages(&mut small);
+        assert_eq!(advised(small.as_ptr() as usize + small.len() / 2), Some(false));
+    }
+
+    #[test]
+    #[cfg_attr(miri, ignore = "4 MiB walked element by element")]
+    fn advice_never_changes_the_bytes() {
+        let mut bytes: Vec<u8> = (0..HUGE_PAGE_MIN_BYTES + 12345).map(|i| (i % 251) as u8).collect();
+        advise_huge_pages(&mut bytes);
+        assert!(bytes.iter().enumerate().all(|(i, &b)| b == (i % 251) as u8));
+    }
+}
