@@ -58,6 +58,9 @@ pub(crate) fn execute(checked: &Checked, src: &[u8], dst: &mut [u8], options: &E
 /// - no element byte read is an element byte written.
 ///
 /// Bytes between elements (and outside the elements) may be read and written by others during the call.
+// Inlined into the entry points, so that a tiny copy costs its range test, its size test and its walk (DirectML's
+// 4x4 example); the general path is [`run_program`], out of line.
+#[inline]
 pub(crate) unsafe fn execute_raw(
     checked: &Checked,
     src: *const u8,
@@ -68,23 +71,45 @@ pub(crate) unsafe fn execute_raw(
 ) -> Result<(), ExecError> {
     let p = &checked.program;
     // The soundness check of the kernels (see `footprint`): every byte any kernel touches lies in the ranges.
-    for (tensor, needed, len) in [("InputTensor", checked.src_end, src_len), ("OutputTensor", checked.dst_end, dst_len)]
-    {
-        if needed > len as u64 {
-            return Err(ExecError::OutOfRange { tensor, needed, len: len as u64 });
-        }
+    if checked.src_end > src_len as u64 {
+        return Err(out_of_range("InputTensor", checked.src_end, src_len));
+    }
+    if checked.dst_end > dst_len as u64 {
+        return Err(out_of_range("OutputTensor", checked.dst_end, dst_len));
     }
     if !matches!(p.esize, 1 | 2 | 4 | 8) {
         // Slice1 plans only carry byte-sized types; anything else would be a plan this module does not know.
         return Err(ExecError::ElementSize { size: p.esize });
     }
     if let Some(t) = tiny(p) {
-        // SAFETY: as for `run_from` below: the range test covers the whole program, here one table pass of a few
-        // elements whose offsets `check` verified against the footprint; the caller's contract makes the element
-        // bytes valid and unshared.
+        // SAFETY: as for `run_program` below: the range test covers the whole program, here one table pass of a
+        // few elements whose offsets `check` verified against the footprint; the caller's contract makes the
+        // element bytes valid and unshared.
         unsafe { by_size!(p.esize, table::single_pass, src.add(p.src_start), dst.add(p.dst_start), t) };
         return Ok(());
     }
+    // SAFETY: the range test above covers every byte the whole program touches; the caller's contract makes those
+    // element bytes valid and unshared.
+    unsafe { run_program(checked, src, dst, options) };
+    Ok(())
+}
+
+/// The error of a range shorter than the program's footprint (out of line: the entry point's hot path is the
+/// test, not the error).
+#[cold]
+#[inline(never)]
+fn out_of_range(tensor: &'static str, needed: u64, len: usize) -> ExecError {
+    ExecError::OutOfRange { tensor, needed, len: len as u64 }
+}
+
+/// [`execute_raw`] past its checks and its tiny path: the kernel's context, the threads, the loops.
+///
+/// # Safety
+/// As for [`execute_raw`], whose range test has passed: every byte the program reaches from `src` (up to
+/// `checked.src_end`) and `dst` (up to `checked.dst_end`) lies in the caller's ranges.
+#[inline(never)]
+unsafe fn run_program(checked: &Checked, src: *const u8, dst: *mut u8, options: &ExecOptions) {
+    let p = &checked.program;
     let simd = detect(options.simd);
     let bounds = Bounds {
         src: (src as usize, src as usize + checked.src_end as usize),
@@ -94,15 +119,15 @@ pub(crate) unsafe fn execute_raw(
     let vbmi = simd == Simd::Avx2 && super::wide_permutes();
     let ctx = Ctx { esize: p.esize, simd, vbmi, nt, bounds, next: next_call(p, simd) };
     let threads = split_threads(p, options);
-    // SAFETY: `src .. src + src_len` lies in one allocation (the caller); adding `src_start` stays inside it because
-    // `check` proved `src_start < src_end` and the test above `src_end <= src_len`.
+    // SAFETY: the caller's range from `src` lies in one allocation; adding `src_start` stays inside it because
+    // `check` proved `src_start < src_end` and `execute_raw`'s range test `src_end <=` the range's length.
     let src = unsafe { src.add(p.src_start) };
-    // SAFETY: likewise for the output: `dst_start < dst_end <= dst_len`.
+    // SAFETY: likewise for the output: `dst_start < dst_end <=` its range's length.
     let dst = unsafe { dst.add(p.dst_start) };
     let bases = Bases { src, dst };
     if threads <= 1 {
-        // SAFETY: the range test above covers every byte the whole program touches; the caller's contract makes
-        // those element bytes valid and unshared.
+        // SAFETY: the caller's range test covers every byte the whole program touches; its contract makes those
+        // element bytes valid and unshared.
         unsafe {
             match p.reuse_tile {
                 Some(tile) => run_tiles(p, tile, 0, super::inner_count(p.inner).0, bases.src, bases.dst, ctx),
@@ -112,14 +137,13 @@ pub(crate) unsafe fn execute_raw(
         if ctx.nt {
             fence();
         }
-        return Ok(());
+        return;
     }
     let split = Split::new(p, threads);
     for_each_range(split.parts, threads, &|lo, hi| {
         // SAFETY: as above for the byte ranges; distinct parts write disjoint output bytes (module docs).
         unsafe { split.run_parts(p, lo, hi, bases, ctx) }
     });
-    Ok(())
 }
 
 /// How many threads the program `p` is split over: every thread of `options` when it moves at least
@@ -614,6 +638,50 @@ mod tests {
 
     fn dim(src: isize, dst: isize) -> Dim {
         Dim { n: 5, src, dst, replicate: false }
+    }
+
+    /// The range test refuses, before a byte moves, a range shorter than the program reaches, on either side, for
+    /// a tiny copy (which skips the loops) as for any other.
+    #[test]
+    fn ranges_shorter_than_the_footprint_are_refused_untouched() {
+        let desc = stridekit::Slice1Desc {
+            input: stridekit::BufferTensorDesc::packed(stridekit::DataType::Float32, &[4, 4]).unwrap(),
+            output: stridekit::BufferTensorDesc::packed(stridekit::DataType::Float32, &[2, 3]).unwrap(),
+            input_window_offsets: vec![0, 1],
+            input_window_sizes: vec![4, 3],
+            input_window_strides: vec![2, 1],
+        };
+        let tiny = crate::planner::Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap();
+        let copy = crate::planner::Program::compile(
+            &stridekit::Slice1Desc {
+                input: stridekit::BufferTensorDesc::packed(stridekit::DataType::Float32, &[64, 64]).unwrap(),
+                output: stridekit::BufferTensorDesc::packed(stridekit::DataType::Float32, &[32, 64]).unwrap(),
+                input_window_offsets: vec![0, 0],
+                input_window_sizes: vec![64, 64],
+                input_window_strides: vec![2, 1],
+            }
+            .validate()
+            .unwrap(),
+            &ExecOptions::default(),
+        )
+        .unwrap();
+        assert!(super::tiny(&tiny).is_some() && super::tiny(&copy).is_none());
+        for program in [tiny, copy] {
+            let checked = super::super::check(program).unwrap();
+            let (src_end, dst_end) = (checked.src_end as usize, checked.dst_end as usize);
+            let src = vec![1u8; src_end];
+            for (tensor, src_len, dst_len) in
+                [("InputTensor", src_end - 1, dst_end), ("OutputTensor", src_end, dst_end - 1)]
+            {
+                let mut dst = vec![0u8; dst_len];
+                let err = execute(&checked, &src[..src_len], &mut dst, &ExecOptions::default()).unwrap_err();
+                let needed = if tensor == "InputTensor" { src_end } else { dst_end };
+                assert_eq!(err, ExecError::OutOfRange { tensor, needed: needed as u64, len: needed as u64 - 1 });
+                assert!(dst.iter().all(|&b| b == 0), "{tensor}: nothing written");
+            }
+            let mut dst = vec![0u8; dst_end];
+            execute(&checked, &src, &mut dst, &ExecOptions::default()).unwrap();
+        }
     }
 
     #[test]
