@@ -45,8 +45,22 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
         let mid = lo + (hi - lo).div_ceil(2);
         if distance(mid * grain).is_some_and(|d| d <= budget) { lo = mid } else { hi = mid - 1 }
     }
-    Some(lo * grain)
+    // Every tile runs the outer loops again, one call of the kernel per step: a tile whose call writes less than a
+    // line costs more in calls than its re-reads from further out would (sweep3_085: tiles of one 12-byte table
+    // row, six times the 3348 calls of the untiled copy, whose re-reads come from L2 anyway: 2.3x its time).
+    let written = |units: usize| {
+        let (sub, _, _) = Split::sub_kernel(inner, 0, units.min(count), esize);
+        sub.dst_block(esize).map_or(usize::MAX, |(_, bytes)| bytes)
+    };
+    while lo < grains && written(lo * grain) < TILE_MIN_CALL_BYTES {
+        lo += 1;
+    }
+    (lo < grains).then_some(lo * grain)
 }
+
+/// The fewest bytes a tile's call of the inner kernel writes (a cache line); a kernel whose whole call writes
+/// fewer than that many bytes per grain up to its count is not tiled.
+const TILE_MIN_CALL_BYTES: usize = LINE;
 
 /// What a walk of the source reads, estimated in lines: `bytes`, the bytes of the distinct lines it reads, and
 /// `dense`, the shortest run of bytes it reads without a gap of a line around any element it reads (a step shorter
@@ -201,5 +215,28 @@ mod tests {
         // With a partner of 167 steps each element reads 334 bytes: a loop 696 bytes apart reads other lines.
         let partner = TableCall { rows: 154, row_src: 10440, na: 167, a_dst: 2772, ..call };
         assert_eq!(tile(&[dim(11, 696)], Inner::Table(partner), Some(&table), 2, 1 << 10), None);
+    }
+
+    #[test]
+    fn a_tile_writes_at_least_a_line_per_call() {
+        // sweep3_085: six rows of six u16 (12 bytes each) read 132 bytes apart backwards, under loops stepping 48
+        // bytes (re-reading them) and 11880, 792 and 463320 bytes. A tile of one row (its grain) would write 12
+        // bytes a call; none of fewer than six rows (the whole call) writes a line: no tiles.
+        let table = |offsets: Vec<i32>| Table {
+            offsets,
+            chunks: None,
+            chunks64: None,
+            lines: Vec::new(),
+            followed: false,
+            row_shuffle: None,
+        };
+        let call = TableCall { rows: 6, row_src: -132, row_dst: 140, per: 1, block: 6, hull: 12, na: 1, a_dst: 0 };
+        let outer = [dim(3, 48), dim(31, 11880), dim(9, 792), dim(4, 463320)];
+        let narrow = table((0..6).map(|k| 2 * k).collect());
+        assert_eq!(tile(&outer, Inner::Table(call), Some(&narrow), 2, 64 << 10), None);
+        // With rows of 32 u16 (64 bytes), one row is a line: tiles of a row, as the re-reads ask.
+        let wide = TableCall { block: 32, hull: 64, ..call };
+        let wide_table = table((0..32).map(|k| 2 * k).collect());
+        assert_eq!(tile(&outer, Inner::Table(wide), Some(&wide_table), 2, 64 << 10), Some(1));
     }
 }
