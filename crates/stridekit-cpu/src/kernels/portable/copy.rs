@@ -1,4 +1,5 @@
-//! The bulk copy: a contiguous run on both sides (`ptr::copy_nonoverlapping`, or AVX2 streaming stores).
+//! The bulk copy: a contiguous run on both sides (`ptr::copy_nonoverlapping`, or with AVX2 streaming stores, or the
+//! AVX2 loop where `memcpy`'s `rep movsb` is slow: `x86::rep_movsb_slow`).
 
 use crate::kernels::footprint::{Footprint, HERE};
 #[cfg(target_arch = "x86_64")]
@@ -20,6 +21,12 @@ pub(crate) unsafe fn copy_bytes(src: *const u8, dst: *mut u8, len: usize, ctx: C
     if ctx.nt && ctx.simd == Simd::Avx2 && len >= x86::NT_MIN_RUN {
         // SAFETY: AVX2 was detected at run time; the ranges are the caller's.
         unsafe { x86::copy_nt_avx2(src, dst, len) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && len >= x86::REP_MOVSB_MIN_BYTES && x86::rep_movsb_slow(src, dst) {
+        // SAFETY: AVX2 was detected at run time; the ranges are the caller's.
+        unsafe { x86::copy_avx2(src, dst, len) };
         return;
     }
     let _ = (ctx, Simd::None);

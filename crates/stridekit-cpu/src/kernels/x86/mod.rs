@@ -20,7 +20,7 @@ mod table;
 mod tiles;
 mod transpose;
 
-pub(crate) use copy::{NT_MIN_RUN, copy_avx2_ahead, copy_nt_avx2};
+pub(crate) use copy::{NT_MIN_RUN, REP_MOVSB_MIN_BYTES, copy_avx2, copy_avx2_ahead, copy_nt_avx2, rep_movsb_slow};
 pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
