@@ -31,7 +31,9 @@ impl CpuBuffer {
         // Over-allocate by ALIGN - 1 bytes and start at the first aligned address inside (align_offset is exact
         // for u8 pointers outside const evaluation).
         let mut storage = vec![0u8; len + ALIGN - 1];
-        // Before the first write: the zeroed pages of a large allocation are not touched yet.
+        // Before the first write: the zeroed pages of a large allocation are usually fresh ones not touched yet
+        // (`calloc` maps them; from a reused heap it writes the zeros itself, and the advice then applies to the
+        // pages the kernel collapses later).
         crate::kernels::advise_huge_pages(&mut storage);
         let start = storage.as_ptr().align_offset(ALIGN).min(ALIGN - 1);
         CpuBuffer { storage, start, len }

@@ -20,8 +20,9 @@ const LINE: usize = 64;
 
 /// The tile, in units of the inner kernel's count (a multiple of its split grain, fewer than the whole count), when
 /// some outer loop re-reads more than `budget` bytes per step: the largest tile under which it re-reads at most
-/// `budget`, or one grain when even that re-reads more. `None` when no loop re-reads, its bytes already fit, or a
-/// loop is replicated (its block is the whole kernel's).
+/// `budget`, or one grain when even that re-reads more, and then at least enough grains for a call to write
+/// [`TILE_MIN_CALL_BYTES`]. `None` when no loop re-reads, its bytes already fit, a loop is replicated (its block is
+/// the whole kernel's), or only the whole count writes that many bytes.
 pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: usize, budget: usize) -> Option<usize> {
     if outer.is_empty() || outer.iter().any(|d| d.replicate) {
         return None;
@@ -31,10 +32,8 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
     if grains < 2 {
         return None;
     }
-    let distance = |units: usize| {
-        let (sub, _, _) = Split::sub_kernel(inner, 0, units.min(count), esize);
-        reread_distance(outer, kernel_reads(sub, table, esize))
-    };
+    let sub = |units: usize| Split::sub_kernel(inner, 0, units.min(count), esize).0;
+    let distance = |units: usize| reread_distance(outer, kernel_reads(sub(units), table, esize));
     if distance(count)? <= budget {
         return None;
     }
@@ -45,22 +44,26 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
         let mid = lo + (hi - lo).div_ceil(2);
         if distance(mid * grain).is_some_and(|d| d <= budget) { lo = mid } else { hi = mid - 1 }
     }
-    // Every tile runs the outer loops again, one call of the kernel per step: a tile whose call writes less than a
-    // line costs more in calls than its re-reads from further out would (sweep3_085: tiles of one 12-byte table
-    // row, six times the 3348 calls of the untiled copy, whose re-reads come from L2 anyway: 2.3x its time).
-    let written = |units: usize| {
-        let (sub, _, _) = Split::sub_kernel(inner, 0, units.min(count), esize);
-        sub.dst_block(esize).map_or(usize::MAX, |(_, bytes)| bytes)
-    };
-    while lo < grains && written(lo * grain) < TILE_MIN_CALL_BYTES {
-        lo += 1;
-    }
+    // Every tile runs the outer loops again, one call of the kernel per step, so a call must write enough to pay
+    // for itself: tiles of one 12-byte table row (sweep3_085) ran the 3348 calls of the untiled copy six times, for
+    // re-reads that came from L2 anyway, and took 2.3-4x its time (`docs/PERFORMANCE.md`, twenty-fifth round).
+    // The bytes a call writes grow with its units, one grain's worth per grain.
+    let least = TILE_MIN_CALL_BYTES.div_ceil(written_bytes(sub(grain), esize).max(1));
+    let lo = lo.max(least);
     (lo < grains).then_some(lo * grain)
 }
 
-/// The fewest bytes a tile's call of the inner kernel writes (a cache line); a kernel whose whole call writes
-/// fewer than that many bytes per grain up to its count is not tiled.
+/// The fewest bytes a tile's call of the inner kernel writes: a cache line.
 const TILE_MIN_CALL_BYTES: usize = LINE;
+
+/// The bytes one call of `inner` writes.
+fn written_bytes(inner: Inner, esize: usize) -> usize {
+    match inner {
+        // `dst_block` gives a scatter's contiguous block, one element; the call writes `n` of them.
+        Inner::Scatter { n, .. } => n.saturating_mul(esize),
+        _ => inner.dst_block(esize).map_or(usize::MAX, |(_, bytes)| bytes),
+    }
+}
 
 /// What a walk of the source reads, estimated in lines: `bytes`, the bytes of the distinct lines it reads, and
 /// `dense`, the shortest run of bytes it reads without a gap of a line around any element it reads (a step shorter
@@ -238,5 +241,14 @@ mod tests {
         let wide = TableCall { block: 32, hull: 64, ..call };
         let wide_table = table((0..32).map(|k| 2 * k).collect());
         assert_eq!(tile(&outer, Inner::Table(wide), Some(&wide_table), 2, 64 << 10), Some(1));
+        // Rows of 16 bytes under a budget that even one row exceeds: four rows a tile, the fewest that write a
+        // line (a budget of 64 KiB takes more rows, as the re-reads ask).
+        let quarter = TableCall { block: 8, hull: 16, rows: 600, row_dst: 16, ..call };
+        let quarter_table = table((0..8).map(|k| 2 * k).collect());
+        let outer = [dim(3, 48), dim(31, 1 << 20)];
+        assert_eq!(tile(&outer, Inner::Table(quarter), Some(&quarter_table), 2, 8), Some(4));
+        assert!(tile(&outer, Inner::Table(quarter), Some(&quarter_table), 2, 64 << 10).is_some_and(|t| t > 4));
+        // A scatter writes an element per step of its count, not one element a call.
+        assert_eq!(written_bytes(Inner::Scatter { n: 15, src: 2727990, dst: 3 }, 2), 30);
     }
 }

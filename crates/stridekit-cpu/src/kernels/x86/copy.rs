@@ -15,17 +15,21 @@ fn head_to_line(dst: *const u8, len: usize) -> usize {
 }
 
 /// Copies of at least this many bytes with ordinary stores take [`copy_avx2`] rather than `ptr::copy_nonoverlapping`
-/// when [`rep_movsb_slow`] says so: from here (`x86_rep_movsb_threshold`, 2112 bytes by default) up to about the L2's
-/// size, glibc's `memcpy` copies with `rep movsb`.
+/// when [`rep_movsb_slow`] says so: from about here up to about the L2's size, glibc's `memcpy` copies with
+/// `rep movsb` (`x86_rep_movsb_threshold`: 2112 bytes on the development EPYC, which has FSRM; 4096 on AVX2 CPUs
+/// without it, where the loop then also takes 2048-4095 bytes from `memcpy`'s vector loop, as fast at every offset).
 pub(crate) const REP_MOVSB_MIN_BYTES: usize = 2048;
 
-/// Whether `rep movsb` copies from `src` to `dst` slowly: on AMD Zen 3 it runs at 2-3 GB/s when the destination's
-/// offset within its 64-byte line is 1-31 bytes past the source's, and at 20-31 GB/s when it is 33-63 bytes past,
-/// against 40-86 GB/s at the other offsets (a C loop over every pair of offsets mod 64, 2200 to 200000 bytes, the
-/// development EPYC, 2026-11-28; from 1 MB on `memcpy` no longer takes `rep movsb`). The loop of [`copy_avx2`] ran
-/// at 31-45 GB/s (L2 and beyond) and 78-86 GB/s (L1) at every offset. At the fast offsets it is not taken:
-/// everywhere, it lost to `memcpy` over the sweep's 30 bulk copies and fills with ordinary stores (1.04 of the time,
-/// five alternating rounds), whose source and destination mostly share their offset.
+/// Whether `rep movsb` copies from `src` to `dst` slowly: when the destination's offset within its 64-byte line is
+/// past the source's. Measured on the development EPYC (Zen 3), 2026-11-28, with a C loop over pairs of offsets mod
+/// 64 (`docs/PERFORMANCE.md`, twenty-fifth round): 1-31 bytes past, 2-3 GB/s at every size from 2200 to 200000
+/// bytes, against 40-86 GB/s at offsets that are equal or behind; 33-63 bytes past, 0.5-1x those (20-49 GB/s at
+/// 16 KiB over two runs, 29-31 at 200000 bytes). The loop of [`copy_avx2`] ran at 31-45 GB/s (L2 and beyond) and
+/// 78-86 GB/s (L1) at every offset; from 1 MB on, where `memcpy` leaves `rep movsb`, both ran at 33-38 GB/s, so the
+/// test has no upper bound. Where the offsets are equal or the destination's is behind, `memcpy` stays: the loop
+/// for every run lost over the sweep's 30 bulk copies and fills with ordinary stores (1.04 of the time, five
+/// alternating rounds), whose offsets mostly match. Only measured on Zen 3; elsewhere the loop is about as fast as
+/// `memcpy`'s own vector loops.
 #[inline]
 pub(crate) fn rep_movsb_slow(src: *const u8, dst: *const u8) -> bool {
     (dst as usize & 63) > (src as usize & 63)
