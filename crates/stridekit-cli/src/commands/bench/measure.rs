@@ -275,9 +275,10 @@ pub fn bench_case(
         Timing::BackToBack => (time_per_call(reps, &mut case_call), time_per_call(reps, || baseline.run(kind))),
     };
     // The copy's time is its median timed as the case was: in the alternation, where the case and the copy evict
-    // each other's lines alike, or back to back, both as warm as repeating them leaves them. The picking samples ran back to back, with the copy's buffers still in the cache from the previous
-    // sample: crediting the copy with those (as this bench did until 2026-11-25) judged a case against a copy
-    // warmer than any it ran beside (a 6.6 MiB contiguous copy of stridekit's own kernel measured 0.5-0.8 of it).
+    // each other's lines alike, or back to back, both as warm as repeating them leaves them. The picking samples
+    // ran back to back, with the copy's buffers still in the cache from the previous sample: crediting the copy
+    // with those (as this bench did until 2026-11-25) judged a case against a copy warmer than any it ran beside
+    // (a 6.6 MiB contiguous copy of stridekit's own kernel measured 0.5-0.8 of it).
     let copy = baseline.best_of(kind, copy_s);
     Ok(Row {
         case: case.clone(),

@@ -2,7 +2,7 @@
 //! that requests the next call's run as it goes.
 
 use super::prefetch::prefetch_line;
-use super::store::stream32;
+use super::store::{head_to_align, stream32};
 use std::arch::x86_64::*;
 
 /// Runs shorter than this use `ptr::copy_nonoverlapping` even when streaming stores are on.
@@ -42,7 +42,7 @@ pub(crate) fn rep_movsb_slow(src: *const u8, dst: *const u8) -> bool {
 /// AVX2 is available; `src` readable and `dst` writable for `len` bytes; no overlap.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn copy_avx2(src: *const u8, dst: *mut u8, len: usize) {
-    let head = ((32 - (dst as usize & 31)) & 31).min(len);
+    let head = head_to_align(dst, len);
     // SAFETY: the first `head` bytes of both ranges.
     unsafe { std::ptr::copy_nonoverlapping(src, dst, head) };
     let mut i = head;
