@@ -380,6 +380,19 @@ fn cover(
     Some(chunks)
 }
 
+/// The windows every 16-byte chunk of a pass takes when the most any chunk needs is `most`: the kernels are
+/// compiled for [`CHUNK_WINDOWS`] windows, so the next of those (unused windows load the first one again and
+/// contribute nothing). Three and six are among them because a window costs a load, a mask load and a shuffle on
+/// every chunk: rounded up to four and eight, chunks of three (pixels of 3 bytes reversed, stride-3 gathers of
+/// bytes over row boundaries) or five to six windows (12 bytes of each row from three windows) spent a quarter to
+/// a third of their steps on windows that contribute nothing.
+pub(crate) fn chunk_windows(most: usize) -> usize {
+    CHUNK_WINDOWS.into_iter().find(|&w| w >= most).unwrap_or(MAX_WINDOWS)
+}
+
+/// The window counts the 16-byte chunk kernels are compiled for (`kernels/x86/table.rs`), rising.
+pub(crate) const CHUNK_WINDOWS: [usize; 6] = [1, 2, 3, 4, 6, MAX_WINDOWS];
+
 impl Chunks {
     /// The shuffle form of a pass, or `None` when a chunk needs more windows than pay off for `esize`-byte
     /// elements (gathers of 4-8 byte elements from far apart are as fast as scalar moves), the pass is shorter
@@ -389,7 +402,7 @@ impl Chunks {
         // load, a load and a store), down to 1 for two 8-byte elements.
         let limit = (8 / esize).clamp(1, MAX_WINDOWS);
         let per_chunk = cover(offsets, esize, pass_bytes, 16, (lo, hi), limit)?;
-        let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
+        let windows = chunk_windows(per_chunk.iter().map(|c| c.0.len()).max()?);
         let mut starts = Vec::with_capacity(per_chunk.len() * windows);
         let mut masks = Vec::with_capacity(per_chunk.len() * windows);
         for (chunk, picks) in per_chunk {
@@ -605,13 +618,28 @@ mod tests {
     }
 
     #[test]
+    fn chunks_take_the_next_window_count_a_kernel_is_compiled_for() {
+        let taken: Vec<usize> = (1..=8).map(chunk_windows).collect();
+        assert_eq!(taken, [1, 2, 3, 4, 6, 6, 8, 8]);
+        assert!(CHUNK_WINDOWS.windows(2).all(|w| w[0] < w[1]) && CHUNK_WINDOWS.last() == Some(&MAX_WINDOWS));
+    }
+
+    #[test]
     fn bytes_from_several_rows_take_up_to_eight_windows() {
-        // u8, 3 elements at stride 4 per row, rows 22 bytes apart: 16 destination bytes come from 6-7 rows.
+        // u8, 3 elements at stride 4 per row, rows 22 bytes apart: 16 destination bytes come from parts of 6 rows,
+        // 6 windows (the kernel for six); pairs of such elements 100 bytes apart: 8 rows, 8 windows.
         let mut dims = vec![TDim { n: 300, src: 22, dst: 3 }, TDim { n: 3, src: 4, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 1, true).unwrap();
         let chunks = plan.table.chunks.as_ref().expect("at most 8 windows");
-        assert_eq!(chunks.windows, 8);
+        assert_eq!(chunks.windows, 6);
         let src: Vec<u8> = (0..7000).map(|i| (i * 13 % 251) as u8).collect();
+        let pass_bytes = plan.per * plan.block;
+        let expected: Vec<u8> = plan.table.offsets.iter().map(|&o| src[o as usize]).collect();
+        assert_eq!(run_chunks(chunks, &src, 0, pass_bytes), expected);
+        let mut dims = vec![TDim { n: 64, src: 100, dst: 2 }, TDim { n: 2, src: 4, dst: 1 }];
+        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let chunks = plan.table.chunks.as_ref().expect("at most 8 windows");
+        assert_eq!(chunks.windows, 8);
         let pass_bytes = plan.per * plan.block;
         let expected: Vec<u8> = plan.table.offsets.iter().map(|&o| src[o as usize]).collect();
         assert_eq!(run_chunks(chunks, &src, 0, pass_bytes), expected);

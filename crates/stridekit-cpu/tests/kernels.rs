@@ -805,3 +805,23 @@ fn adjacent_small_blocks_stream_through_the_stage() {
         }
     }
 }
+
+#[test]
+fn table_chunks_of_three_and_six_windows() {
+    // Chunk kernels compiled for three and six 16-byte windows (`table::chunk_windows`), not rounded up to four and
+    // eight: 12 bytes of each row from a 48-byte block (a 4 x 3 transpose at strides 4 and 16) over rows 96 bytes
+    // apart, three windows a row and six a chunk (sweep1_028's shape, smaller); every third byte of 200-byte rows,
+    // three windows a chunk.
+    let rows: u32 = if cfg!(miri) { 12 } else { 40 };
+    case(
+        DataType::Uint8,
+        &[rows, 5, 16, 1, 3],
+        Some(&[48, 48 * rows, 1, 240 * rows, 16]),
+        &[0; 5],
+        &[rows - 1, 5, 16, 1, 3],
+        &[2, 2, 4, 1, 1],
+        &[rows / 2, 3, 4, 1, 3],
+        None,
+    );
+    case(DataType::Uint8, &[rows, 200], None, &[0, 1], &[rows, 192], &[1, 3], &[rows, 64], None);
+}

@@ -91,7 +91,7 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         && (c.na <= 1 || c.rows == 1 || c.row_dst == (c.block * esize) as isize)
         && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
     let chunks = t.chunks.as_ref().is_none_or(|ch| {
-        matches!(ch.windows, 1 | 2 | 4 | 8)
+        crate::table::CHUNK_WINDOWS.contains(&ch.windows)
             && pass_bytes >= 16
             && ch.starts.len() == pass_bytes.div_ceil(16) * ch.windows
             && ch.masks.len() == ch.starts.len()
@@ -317,7 +317,8 @@ const SHORT_STREAM_BYTES: usize = 256;
 const SPREAD_MIN_WINDOWS: usize = 4;
 
 /// The requests of a shuffle pass of `windows` windows per chunk for the next pass: spread over its chunks
-/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows,
+/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows (three and six
+/// count as four and eight),
 /// otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
 /// behind it: spread out, a stride-8 gather of u8 rows of 4 lines 768 bytes apart (8 windows per chunk, 64 lines
 /// per pass, sweep1_080) ran in 0.5-0.75 of the time, and 77-byte rows 5491 bytes apart (4 windows, sweep1_141) in
@@ -388,7 +389,10 @@ unsafe fn pass<T: Elem>(
         && (c.per == 1 || c.row_dst == (c.block * e) as isize)
         && let Some(chunks) = &t.chunks
     {
-        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, chunks.windows, t, ctx));
+        // The requests are scheduled as for the power of two the chunks were rounded up to before three and six
+        // windows had kernels of their own (measured that way).
+        let windows = chunks.windows.next_power_of_two();
+        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, windows, t, ctx));
         // SAFETY: AVX2 detected; a full pass with a contiguous destination of per * block elements, whose chunks'
         // windows lie in the pass interval (`Chunks`), inside the caller's footprint.
         unsafe { x86::table_chunks(src, dst, chunks, pass_bytes, ahead) };

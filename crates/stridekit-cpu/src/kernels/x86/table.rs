@@ -24,7 +24,9 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
         match c.windows {
             1 => chunks_with::<1>(src, dst, c, pass_bytes, ahead),
             2 => chunks_with::<2>(src, dst, c, pass_bytes, ahead),
+            3 => chunks_with::<3>(src, dst, c, pass_bytes, ahead),
             4 => chunks_with::<4>(src, dst, c, pass_bytes, ahead),
+            6 => chunks_with::<6>(src, dst, c, pass_bytes, ahead),
             _ => chunks_with::<8>(src, dst, c, pass_bytes, ahead),
         }
     }
@@ -573,15 +575,32 @@ mod tests {
         if !crate::kernels::wide_permutes() {
             eprintln!("no AVX-512 VBMI here: only the 16-byte form runs");
         }
-        // Reversed 7 x i16 pixels (two windows of either size per chunk), every third byte (three windows of either
-        // size, rounded up to four), RGB pixels reversed in rows read bottom-up.
-        let cases: [(Vec<TDim>, usize); 3] = [
-            (vec![TDim { n: 73, src: 7, dst: 7 }, TDim { n: 7, src: -1, dst: 1 }], 2),
-            (vec![TDim { n: 16, src: 192, dst: 64 }, TDim { n: 64, src: 3, dst: 1 }], 1),
-            (vec![TDim { n: 40, src: -24, dst: 24 }, TDim { n: 8, src: -3, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }], 1),
+        // Reversed 7 x i16 pixels (two 16-byte windows per chunk), every third byte (three windows of either
+        // size; four 64-byte ones), RGB pixels reversed in rows read bottom-up, and 12 bytes of each row from a
+        // 48-byte block (a 4 x 3 transpose at strides 4 and 16) of rows far apart (six 16-byte windows), pairs of
+        // bytes 4 apart from rows 100 bytes apart (eight).
+        let cases: [(Vec<TDim>, usize, usize); 5] = [
+            (vec![TDim { n: 64, src: 100, dst: 2 }, TDim { n: 2, src: 4, dst: 1 }], 1, 8),
+            (vec![TDim { n: 73, src: 7, dst: 7 }, TDim { n: 7, src: -1, dst: 1 }], 2, 2),
+            (vec![TDim { n: 16, src: 192, dst: 64 }, TDim { n: 64, src: 3, dst: 1 }], 1, 3),
+            (
+                vec![TDim { n: 40, src: -24, dst: 24 }, TDim { n: 8, src: -3, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }],
+                1,
+                2,
+            ),
+            (
+                vec![
+                    TDim { n: 33, src: 305280, dst: 12 },
+                    TDim { n: 4, src: 4, dst: 3 },
+                    TDim { n: 3, src: 16, dst: 1 },
+                ],
+                1,
+                6,
+            ),
         ];
-        for (mut dims, esize) in cases {
+        for (mut dims, esize, windows) in cases {
             let plan = TablePlan::build(&mut dims, esize, true).unwrap();
+            assert_eq!(plan.table.chunks.as_ref().map(|c| c.windows), Some(windows));
             let pass_bytes = plan.per * plan.block * esize;
             let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
             let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
