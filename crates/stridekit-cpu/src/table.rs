@@ -100,15 +100,23 @@ impl RowShuffle {
     }
 }
 
-/// The shuffle form of one full pass of `pass_bytes` destination bytes (at least 16): chunk `c` writes the 16
-/// destination bytes at `16 c`, except the last, which writes the last 16 bytes of the pass (overlapping its
-/// predecessor when `pass_bytes` is not a multiple of 16; the overlap is written twice with the same values).
-/// Its value is the OR over `w < windows` of `pshufb(load16(src + starts[c * windows + w]), masks[...])`; mask
+/// The shuffle form of one full pass of `pass_bytes` destination bytes (at least 16), in chunks of `16 * halves`
+/// bytes: chunk `c` writes the destination bytes at `16 halves c`, except the last, which writes the last
+/// `16 halves` bytes of the pass (overlapping its predecessor when `pass_bytes` is not a multiple; the overlap is
+/// written twice with the same values). Half `h` of chunk `c` is the 16 bytes from `16 h` on, and its value the OR
+/// over `w < windows` of `pshufb(load16(src + starts[j]), masks[j])` with `j = (c windows + w) halves + h`; mask
 /// bytes with the top bit set contribute zero. Every window `[start, start + 16)` lies inside the pass's source
 /// interval `[lo, hi)` (asserted when built), which the kernel's footprint covers.
+///
+/// Passes of 32 bytes or more take two halves: the kernel then loads a window of each half into one 256-bit
+/// register and shuffles both with the 32 contiguous mask bytes of `(c, w)`, half the shuffles, ORs and stores of
+/// 16-byte chunks (a C model over passes of 1 KiB from L1 ran in 0.6-0.8 of the time for 2-8 windows; with each
+/// half's mask loaded on its own, as two 16-byte chunks are laid out, it gained nothing).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Chunks {
     pub windows: usize,
+    /// 1 for passes of 16-31 bytes, 2 from 32 on.
+    pub halves: usize,
     pub starts: Vec<i32>,
     pub masks: Vec<[u8; 16]>,
 }
@@ -329,18 +337,24 @@ pub(crate) fn pass_interval(per: usize, row_src: isize, hull: usize) -> (isize, 
     (span.min(0), span.max(0) + hull as isize)
 }
 
-/// The chunks of a pass of `pass_bytes` destination bytes, `width` bytes each (the last one ending with the pass,
-/// overlapping its predecessor when `pass_bytes` is not a multiple of `width`), each covered by windows of `width`
-/// source bytes: per chunk, the window starts and, per destination byte, its window and its byte in that window.
-/// Greedy: each window starts at the lowest source byte not yet covered, moved down where it would pass `hi` (it
-/// stays at or above `lo` because `hi - lo >= width`), and each byte comes from the first window holding it. `None`
-/// when a chunk needs more than `limit` windows, the pass is shorter than a chunk or its source interval shorter
-/// than a window.
+/// The destination offsets of the chunks of a pass of `pass_bytes` bytes, `width` bytes each: the last one ends
+/// with the pass, overlapping its predecessor when `pass_bytes` is not a multiple of `width` (at least one chunk).
+fn chunk_starts(pass_bytes: usize, width: usize) -> impl Iterator<Item = usize> {
+    let count = pass_bytes.div_ceil(width);
+    (0..count).map(move |c| if c + 1 == count { pass_bytes - width } else { c * width })
+}
+
+/// The chunks of `width` destination bytes at the offsets `at` of a pass of `pass_bytes` bytes, each covered by
+/// windows of `width` source bytes: per chunk, the window starts and, per destination byte, its window and its byte
+/// in that window. Greedy: each window starts at the lowest source byte not yet covered, moved down where it would
+/// pass `hi` (it stays at or above `lo` because `hi - lo >= width`), and each byte comes from the first window
+/// holding it. `None` when a chunk needs more than `limit` windows, a chunk does not lie inside the pass or the
+/// source interval is shorter than a window.
 #[allow(clippy::type_complexity)] // per chunk: its window starts, and per byte (window, byte)
 fn cover(
     offsets: &[i32],
     esize: usize,
-    pass_bytes: usize,
+    (pass_bytes, at): (usize, impl Iterator<Item = usize>),
     width: usize,
     (lo, hi): (isize, isize),
     limit: usize,
@@ -349,10 +363,11 @@ fn cover(
         return None;
     }
     let w = width as isize;
-    let count = pass_bytes.div_ceil(width);
-    let mut chunks = Vec::with_capacity(count);
-    for c in 0..count {
-        let at = if c + 1 == count { pass_bytes - width } else { c * width };
+    let mut chunks = Vec::new();
+    for at in at {
+        if at + width > pass_bytes {
+            return None;
+        }
         let sources: Vec<isize> =
             (at..at + width).map(|byte| offsets[byte / esize] as isize + (byte % esize) as isize).collect();
         let mut sorted = sources.clone();
@@ -401,11 +416,16 @@ impl Chunks {
         // A window costs a load and a shuffle: up to 8 for 16 one-byte elements (each would otherwise be a table
         // load, a load and a store), down to 1 for two 8-byte elements.
         let limit = (8 / esize).clamp(1, MAX_WINDOWS);
-        let per_chunk = cover(offsets, esize, pass_bytes, 16, (lo, hi), limit)?;
-        let windows = chunk_windows(per_chunk.iter().map(|c| c.0.len()).max()?);
-        let mut starts = Vec::with_capacity(per_chunk.len() * windows);
-        let mut masks = Vec::with_capacity(per_chunk.len() * windows);
-        for (chunk, picks) in per_chunk {
+        // Passes of 32 bytes or more take chunks of two halves (see `halves`); each half is covered as a 16-byte
+        // chunk of its own, and consecutive halves are the chunk's.
+        let halves = if pass_bytes >= 32 { 2 } else { 1 };
+        let halves_at = chunk_starts(pass_bytes, 16 * halves).flat_map(move |at| (0..halves).map(move |h| at + 16 * h));
+        let per_half = cover(offsets, esize, (pass_bytes, halves_at), 16, (lo, hi), limit)?;
+        let windows = chunk_windows(per_half.iter().map(|c| c.0.len()).max()?);
+        let mut starts = vec![0; per_half.len() * windows];
+        let mut masks = vec![[0x80u8; 16]; per_half.len() * windows];
+        for (i, (chunk, picks)) in per_half.into_iter().enumerate() {
+            let (c, h) = (i / halves, i % halves);
             for w in 0..windows {
                 // Unused windows load the first window again and contribute nothing.
                 let mut mask = [0x80u8; 16];
@@ -416,11 +436,12 @@ impl Chunks {
                 }
                 let start = chunk.get(w).copied().unwrap_or(chunk[0]);
                 assert!(lo <= start && start + 16 <= hi, "window {start} outside the pass interval {lo}..{hi}");
-                starts.push(i32::try_from(start).ok()?);
-                masks.push(mask);
+                let j = (c * windows + w) * halves + h;
+                starts[j] = i32::try_from(start).ok()?;
+                masks[j] = mask;
             }
         }
-        Some(Chunks { windows, starts, masks })
+        Some(Chunks { windows, halves, starts, masks })
     }
 }
 
@@ -430,7 +451,7 @@ impl Chunks64 {
     /// load and a store each), the pass is shorter than 64 bytes or its source interval is.
     pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks64> {
         let limit = (32 / esize).clamp(1, MAX_WINDOWS);
-        let per_chunk = cover(offsets, esize, pass_bytes, 64, (lo, hi), limit)?;
+        let per_chunk = cover(offsets, esize, (pass_bytes, chunk_starts(pass_bytes, 64)), 64, (lo, hi), limit)?;
         let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
         let mut chunks = Chunks64 {
             windows,
@@ -466,20 +487,25 @@ mod tests {
     /// Runs a pass the way the shuffle kernel does, in safe code over a source vector (`base` = pass pointer).
     fn run_chunks(c: &Chunks, src: &[u8], base: isize, pass_bytes: usize) -> Vec<u8> {
         let mut out = vec![0u8; pass_bytes];
-        let count = c.starts.len() / c.windows;
+        let width = 16 * c.halves;
+        let count = c.starts.len() / (c.windows * c.halves);
+        assert_eq!(count, pass_bytes.div_ceil(width));
         for i in 0..count {
-            let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
-            let mut acc = [0u8; 16];
-            for w in 0..c.windows {
-                let start = (base + c.starts[i * c.windows + w] as isize) as usize;
-                let window = &src[start..start + 16];
-                for (b, &m) in c.masks[i * c.windows + w].iter().enumerate() {
-                    if m & 0x80 == 0 {
-                        acc[b] |= window[m as usize];
+            let at = if i + 1 == count { pass_bytes - width } else { i * width };
+            for h in 0..c.halves {
+                let mut acc = [0u8; 16];
+                for w in 0..c.windows {
+                    let j = (i * c.windows + w) * c.halves + h;
+                    let start = (base + c.starts[j] as isize) as usize;
+                    let window = &src[start..start + 16];
+                    for (b, &m) in c.masks[j].iter().enumerate() {
+                        if m & 0x80 == 0 {
+                            acc[b] |= window[m as usize];
+                        }
                     }
                 }
+                out[at + 16 * h..at + 16 * h + 16].copy_from_slice(&acc);
             }
-            out[at..at + 16].copy_from_slice(&acc);
         }
         out
     }

@@ -92,8 +92,9 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
     let chunks = t.chunks.as_ref().is_none_or(|ch| {
         crate::table::CHUNK_WINDOWS.contains(&ch.windows)
-            && pass_bytes >= 16
-            && ch.starts.len() == pass_bytes.div_ceil(16) * ch.windows
+            && matches!(ch.halves, 1 | 2)
+            && pass_bytes >= 16 * ch.halves
+            && ch.starts.len() == pass_bytes.div_ceil(16 * ch.halves) * ch.windows * ch.halves
             && ch.masks.len() == ch.starts.len()
             && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 16 <= hi)
     });

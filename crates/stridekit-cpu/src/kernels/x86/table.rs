@@ -1,5 +1,6 @@
 //! The x86 forms of a table pass: the shuffle form (per 16 destination bytes, one unaligned 16-byte load and one
-//! `pshufb` per source window, OR-ed, and one unaligned store; see [`Chunks`]), its 64-byte twin on AVX-512 VBMI
+//! `pshufb` per source window, OR-ed, and one unaligned store; from 32-byte passes on, two such halves in one 256-bit
+//! register per window, [`pair`]; see [`Chunks`]), its 64-byte twin on AVX-512 VBMI
 //! (per 64 destination bytes, one 64-byte load and one `vpermb` merged under a byte mask per window; [`Chunks64`],
 //! [`table_chunks64`]; AVX-512 code, like `rows.rs`' `rows_shuffle64`, behind its own run-time detection), the row
 //! shuffle (one row of at most 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per
@@ -39,17 +40,77 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
 #[target_feature(enable = "avx2")]
 unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
     debug_assert_eq!(c.windows, W);
-    debug_assert!(pass_bytes >= 16);
-    debug_assert_eq!(c.starts.len() / W, pass_bytes.div_ceil(16));
+    debug_assert!(pass_bytes >= 16 * c.halves);
+    debug_assert_eq!(c.starts.len() / (W * c.halves), pass_bytes.div_ceil(16 * c.halves));
     // Two loops in two functions, so that a pass without requests runs the loop it ran before they existed, with
     // its registers to itself (sharing a function, it reloaded a pointer from the stack every chunk).
     // SAFETY: forwarded.
     unsafe {
-        match ahead.is_empty() {
-            true => chunks_plain::<W>(src, dst, c, pass_bytes),
-            false => chunks_spread::<W>(src, dst, c, pass_bytes, ahead),
+        match (c.halves, ahead.is_empty()) {
+            (2, true) => pairs_plain::<W>(src, dst, c, pass_bytes),
+            (2, false) => pairs_spread::<W>(src, dst, c, pass_bytes, ahead),
+            (_, true) => chunks_plain::<W>(src, dst, c, pass_bytes),
+            (_, false) => chunks_spread::<W>(src, dst, c, pass_bytes, ahead),
         }
     }
+}
+
+/// [`chunks_with`] without requests, for chunks of two halves (32 bytes).
+///
+/// # Safety
+/// As for [`chunks_with`], with `c.halves == 2`.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn pairs_plain<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
+    let count = c.starts.len() / (2 * W);
+    for (i, (starts, masks)) in c.starts.chunks_exact(2 * W).zip(c.masks.chunks_exact(2 * W)).enumerate() {
+        let at = if i + 1 == count { pass_bytes - 32 } else { i * 32 };
+        // SAFETY: both halves' windows of chunk i are readable and at + 32 <= pass_bytes (the caller's contract).
+        unsafe { pair::<W>(src, dst.add(at), starts, masks) };
+    }
+}
+
+/// [`chunks_with`] with the requests of `ahead` spread over the chunks, for chunks of two halves.
+///
+/// # Safety
+/// As for [`chunks_with`], with `c.halves == 2`.
+#[target_feature(enable = "avx2")]
+#[inline(never)]
+unsafe fn pairs_spread<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
+    let count = c.starts.len() / (2 * W);
+    let mut ahead = ahead.over(count);
+    for (i, (starts, masks)) in c.starts.chunks_exact(2 * W).zip(c.masks.chunks_exact(2 * W)).enumerate() {
+        ahead.step(i);
+        let at = if i + 1 == count { pass_bytes - 32 } else { i * 32 };
+        // SAFETY: both halves' windows of chunk i are readable and at + 32 <= pass_bytes (the caller's contract).
+        unsafe { pair::<W>(src, dst.add(at), starts, masks) };
+    }
+}
+
+/// One chunk of two halves: per window, the half windows in the low and high lanes of one register, shuffled
+/// together by the 32 mask bytes of the window (`masks[2w]` and `masks[2w + 1]`, adjacent), ORed, stored at `dst`.
+///
+/// # Safety
+/// AVX2 is available; `starts` and `masks` hold `2 W` entries; the 16 bytes at `src + starts[i]` are readable for
+/// every `i`, and the 32 bytes at `dst` writable.
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn pair<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], masks: &[[u8; 16]]) {
+    debug_assert!(starts.len() == 2 * W && masks.len() == 2 * W);
+    let mut acc = _mm256_setzero_si256();
+    for w in 0..W {
+        // SAFETY: both windows are readable (the caller's contract); masks 2w and 2w + 1 are 32 contiguous bytes of
+        // the slice (arrays of 16 bytes, no padding).
+        unsafe {
+            let low = src.offset(starts[2 * w] as isize).cast::<__m128i>();
+            let high = src.offset(starts[2 * w + 1] as isize).cast::<__m128i>();
+            let v = _mm256_loadu2_m128i(high, low);
+            let m = _mm256_loadu_si256(masks.as_ptr().add(2 * w).cast());
+            acc = _mm256_or_si256(acc, _mm256_shuffle_epi8(v, m));
+        }
+    }
+    // SAFETY: 32 writable bytes at dst (the caller's contract).
+    unsafe { _mm256_storeu_si256(dst.cast(), acc) };
 }
 
 /// [`chunks_with`] without requests.
@@ -566,6 +627,50 @@ mod tests {
     use super::*;
     use crate::table::{TDim, TablePlan, pass_interval};
 
+    /// The pass of `plan` through its 16-byte shuffle form against the table, over a source covering the pass.
+    fn run_chunks(plan: &TablePlan, esize: usize) {
+        let pass_bytes = plan.per * plan.block * esize;
+        let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
+        let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
+        let base = src.as_ptr().wrapping_offset(-lo);
+        let expected: Vec<u8> = plan
+            .table
+            .offsets
+            .iter()
+            .flat_map(|&o| (0..esize as isize).map(move |b| (o as isize + b - lo) as usize))
+            .map(|i| src[i])
+            .collect();
+        let c = plan.table.chunks.as_ref().expect("a shuffle form");
+        let mut out = vec![0u8; pass_bytes + 1];
+        // SAFETY: AVX2 detected (the callers check); the windows lie in [lo, hi) of `src` from `base` (the plan's
+        // pass interval, asserted by the builder); `out` holds the pass and one more byte, which stays untouched.
+        unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
+        assert_eq!(out[..pass_bytes], expected);
+        assert_eq!(out[pass_bytes], 0, "a byte past the pass written");
+    }
+
+    #[test]
+    fn passes_of_one_and_two_halves_write_exactly_their_bytes() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the shuffle form does not run");
+            return;
+        }
+        // Reversed pixels of 3 bytes in passes of 18 to 1020 bytes: 16-31 bytes take one half, from 32 on two
+        // halves, the last chunk overlapping its predecessor unless the pass is a multiple of 32 bytes.
+        let mut seen = std::collections::BTreeSet::new();
+        for pixels in [6, 8, 10, 11, 12, 21, 22, 32, 33, 340] {
+            let mut dims = vec![TDim { n: pixels, src: 3, dst: 3 }, TDim { n: 3, src: -1, dst: 1 }];
+            let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+            let pass_bytes = plan.per * plan.block;
+            let halves = plan.table.chunks.as_ref().map(|c| c.halves);
+            assert_eq!(halves, Some(if pass_bytes >= 32 { 2 } else { 1 }), "{pixels} pixels, {pass_bytes} bytes");
+            seen.insert((pass_bytes.min(32), pass_bytes % 32 == 0));
+            run_chunks(&plan, 1);
+        }
+        // Passes of one half, of two halves overlapping, and of whole pairs were all run.
+        assert!(seen.iter().any(|&(b, _)| b < 32) && seen.contains(&(32, false)) && seen.contains(&(32, true)));
+    }
+
     #[test]
     fn both_shuffle_forms_write_what_the_table_reads() {
         if !std::arch::is_x86_feature_detected!("avx2") {
@@ -600,7 +705,7 @@ mod tests {
         ];
         for (mut dims, esize, windows) in cases {
             let plan = TablePlan::build(&mut dims, esize, true).unwrap();
-            assert_eq!(plan.table.chunks.as_ref().map(|c| c.windows), Some(windows));
+            assert_eq!(plan.table.chunks.as_ref().map(|c| (c.windows, c.halves)), Some((windows, 2)));
             let pass_bytes = plan.per * plan.block * esize;
             let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
             let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
