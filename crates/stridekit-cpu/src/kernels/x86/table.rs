@@ -664,7 +664,7 @@ mod tests {
             let pass_bytes = plan.per * plan.block;
             let halves = plan.table.chunks.as_ref().map(|c| c.halves);
             assert_eq!(halves, Some(if pass_bytes >= 32 { 2 } else { 1 }), "{pixels} pixels, {pass_bytes} bytes");
-            seen.insert((pass_bytes.min(32), pass_bytes % 32 == 0));
+            seen.insert((pass_bytes.min(32), pass_bytes.is_multiple_of(32)));
             run_chunks(&plan, 1);
         }
         // Passes of one half, of two halves overlapping, and of whole pairs were all run.
