@@ -400,7 +400,7 @@ fn cover(
 /// contribute nothing). Three and six are among them because a window costs a load, a mask load and a shuffle on
 /// every chunk: rounded up to four and eight, chunks of three (pixels of 3 bytes reversed, stride-3 gathers of
 /// bytes over row boundaries) or five to six windows (12 bytes of each row from three windows) spent a quarter to
-/// a third of their steps on windows that contribute nothing.
+/// three eighths of their steps on windows that contribute nothing.
 pub(crate) fn chunk_windows(most: usize) -> usize {
     CHUNK_WINDOWS.into_iter().find(|&w| w >= most).unwrap_or(MAX_WINDOWS)
 }

@@ -294,7 +294,7 @@ const PREFETCH_SHORT_EXTENT: isize = 1024;
 /// did not gain (sweep1_066: 1.22, sweep2_142, sweep3_031: 1.03-1.05), and keep [`PREFETCH_GAP_MIN`], except short
 /// rows whose gap is at least their extent (the call reads at most half of the bytes between calls): 5 f32 rows of
 /// 72 bytes bottom-up per call, calls 1080 bytes apart, 9354 calls (sweep2_180), ran in 0.38-0.44 of the time
-/// (three runs), 7 rows of 48 bytes 80 apart, calls 1200 apart (sweep2_165), in 0.77-0.96 (four runs). Reversed
+/// (three runs), 7 rows of 48 bytes 80 apart, calls 1200 apart (sweep2_165), in 0.77-0.96 (three runs). Reversed
 /// runs under the same rule did not gain (sweep1_066 0.75-1.19, sweep8_136 1.04-1.08; twenty-sixth round). No other
 /// case of seeds 1-8 or of the case files meets it.
 #[cfg(target_arch = "x86_64")]
@@ -380,7 +380,8 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
             _ => return None,
         };
         let extent = (count as isize - 1) * step.abs() + len;
-        // The gap beyond which the next call is taken to jump: shorter for calls of a few lines in a streaming copy.
+        // The gap beyond which the next call is taken to jump: shorter for calls of a few lines in a streaming copy,
+        // and for short rows reading at most half of the bytes between their calls.
         let short_rows = matches!(p.inner, Inner::Rows { .. });
         let gap_min = |extent: isize| match (p.streaming, extent < PREFETCH_SHORT_EXTENT) {
             (true, true) => PREFETCH_SHORT_GAP_MIN,

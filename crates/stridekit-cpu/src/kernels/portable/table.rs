@@ -318,9 +318,8 @@ const SHORT_STREAM_BYTES: usize = 256;
 const SPREAD_MIN_WINDOWS: usize = 4;
 
 /// The requests of a shuffle pass of `windows` windows per chunk for the next pass: spread over its chunks
-/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows (three and six
-/// count as four and eight),
-/// otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
+/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows (three
+/// and six count as four and eight), otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
 /// behind it: spread out, a stride-8 gather of u8 rows of 4 lines 768 bytes apart (8 windows per chunk, 64 lines
 /// per pass, sweep1_080) ran in 0.5-0.75 of the time, and 77-byte rows 5491 bytes apart (4 windows, sweep1_141) in
 /// 0.65-1.1 (alternating rounds; `docs/PERFORMANCE.md`, sixteenth round). Elsewhere it lost: lighter chunks spend
