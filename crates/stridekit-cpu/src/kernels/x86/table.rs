@@ -44,46 +44,70 @@ unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, 
     debug_assert_eq!(c.starts.len() / (W * c.halves), pass_bytes.div_ceil(16 * c.halves));
     // Two loops in two functions, so that a pass without requests runs the loop it ran before they existed, with
     // its registers to itself (sharing a function, it reloaded a pointer from the stack every chunk).
-    // SAFETY: forwarded.
+    // SAFETY: forwarded; `H` is `c.halves` (1 or 2, `consistent`).
     unsafe {
         match (c.halves, ahead.is_empty()) {
-            (2, true) => pairs_plain::<W>(src, dst, c, pass_bytes),
-            (2, false) => pairs_spread::<W>(src, dst, c, pass_bytes, ahead),
-            (_, true) => chunks_plain::<W>(src, dst, c, pass_bytes),
-            (_, false) => chunks_spread::<W>(src, dst, c, pass_bytes, ahead),
+            (2, true) => chunks_plain::<W, 2>(src, dst, c, pass_bytes),
+            (2, false) => chunks_spread::<W, 2>(src, dst, c, pass_bytes, ahead),
+            (_, true) => chunks_plain::<W, 1>(src, dst, c, pass_bytes),
+            (_, false) => chunks_spread::<W, 1>(src, dst, c, pass_bytes, ahead),
         }
     }
 }
 
-/// [`chunks_with`] without requests, for chunks of two halves (32 bytes).
+/// [`chunks_with`] without requests, for chunks of `H` halves (`16 H` bytes).
 ///
 /// # Safety
-/// As for [`chunks_with`], with `c.halves == 2`.
+/// As for [`chunks_with`], with `c.halves == H`.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn pairs_plain<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
-    let count = c.starts.len() / (2 * W);
-    for (i, (starts, masks)) in c.starts.chunks_exact(2 * W).zip(c.masks.chunks_exact(2 * W)).enumerate() {
-        let at = if i + 1 == count { pass_bytes - 32 } else { i * 32 };
-        // SAFETY: both halves' windows of chunk i are readable and at + 32 <= pass_bytes (the caller's contract).
-        unsafe { pair::<W>(src, dst.add(at), starts, masks) };
+unsafe fn chunks_plain<const W: usize, const H: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
+    let (entries, width) = (W * H, 16 * H);
+    let count = c.starts.len() / entries;
+    for (i, (starts, masks)) in c.starts.chunks_exact(entries).zip(c.masks.chunks_exact(entries)).enumerate() {
+        let at = if i + 1 == count { pass_bytes - width } else { i * width };
+        // SAFETY: every window of chunk i is readable and at + width <= pass_bytes (the caller's contract).
+        unsafe { chunk::<W, H>(src, dst.add(at), starts, masks) };
     }
 }
 
-/// [`chunks_with`] with the requests of `ahead` spread over the chunks, for chunks of two halves.
+/// [`chunks_with`] with the requests of `ahead` spread over the chunks, for chunks of `H` halves.
 ///
 /// # Safety
-/// As for [`chunks_with`], with `c.halves == 2`.
+/// As for [`chunks_with`], with `c.halves == H`.
 #[target_feature(enable = "avx2")]
 #[inline(never)]
-unsafe fn pairs_spread<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
-    let count = c.starts.len() / (2 * W);
+unsafe fn chunks_spread<const W: usize, const H: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    c: &Chunks,
+    pass_bytes: usize,
+    ahead: Spread,
+) {
+    let (entries, width) = (W * H, 16 * H);
+    let count = c.starts.len() / entries;
     let mut ahead = ahead.over(count);
-    for (i, (starts, masks)) in c.starts.chunks_exact(2 * W).zip(c.masks.chunks_exact(2 * W)).enumerate() {
+    for (i, (starts, masks)) in c.starts.chunks_exact(entries).zip(c.masks.chunks_exact(entries)).enumerate() {
         ahead.step(i);
-        let at = if i + 1 == count { pass_bytes - 32 } else { i * 32 };
-        // SAFETY: both halves' windows of chunk i are readable and at + 32 <= pass_bytes (the caller's contract).
-        unsafe { pair::<W>(src, dst.add(at), starts, masks) };
+        let at = if i + 1 == count { pass_bytes - width } else { i * width };
+        // SAFETY: every window of chunk i is readable and at + width <= pass_bytes (the caller's contract).
+        unsafe { chunk::<W, H>(src, dst.add(at), starts, masks) };
+    }
+}
+
+/// One chunk of `H` halves: [`single`] or [`pair`].
+///
+/// # Safety
+/// As for [`single`] (`H == 1`) or [`pair`] (`H == 2`).
+#[target_feature(enable = "avx2")]
+#[inline]
+unsafe fn chunk<const W: usize, const H: usize>(src: *const u8, dst: *mut u8, starts: &[i32], masks: &[[u8; 16]]) {
+    // SAFETY: forwarded.
+    unsafe {
+        match H {
+            2 => pair::<W>(src, dst, starts, masks),
+            _ => single::<W>(src, dst, starts, masks),
+        }
     }
 }
 
@@ -113,46 +137,14 @@ unsafe fn pair<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], mas
     unsafe { _mm256_storeu_si256(dst.cast(), acc) };
 }
 
-/// [`chunks_with`] without requests.
-///
-/// # Safety
-/// As for [`chunks_with`].
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn chunks_plain<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
-    let count = c.starts.len() / W;
-    for (i, (starts, masks)) in c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate() {
-        let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
-        // SAFETY: window w of chunk i is readable and at + 16 <= pass_bytes (the caller's contract).
-        unsafe { chunk::<W>(src, dst.add(at), starts, masks) };
-    }
-}
-
-/// [`chunks_with`] with the requests of `ahead` spread over the chunks.
-///
-/// # Safety
-/// As for [`chunks_with`].
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn chunks_spread<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
-    let count = c.starts.len() / W;
-    let mut ahead = ahead.over(count);
-    for (i, (starts, masks)) in c.starts.chunks_exact(W).zip(c.masks.chunks_exact(W)).enumerate() {
-        ahead.step(i);
-        let at = if i + 1 == count { pass_bytes - 16 } else { i * 16 };
-        // SAFETY: window w of chunk i is readable and at + 16 <= pass_bytes (the caller's contract).
-        unsafe { chunk::<W>(src, dst.add(at), starts, masks) };
-    }
-}
-
-/// One chunk of [`chunks_with`]: the OR of `W` shuffled windows, stored at `dst`.
+/// One chunk of one half: the OR of `W` shuffled windows, stored at `dst`.
 ///
 /// # Safety
 /// AVX2 is available; the 16 bytes at `src + starts[w]` are readable for every `w`, and the 16 bytes at `dst`
 /// writable.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn chunk<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], masks: &[[u8; 16]]) {
+unsafe fn single<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], masks: &[[u8; 16]]) {
     let mut acc = _mm_setzero_si128();
     for w in 0..W {
         // SAFETY: window w is readable (the caller's contract); the mask is 16 bytes.
@@ -627,12 +619,11 @@ mod tests {
     use super::*;
     use crate::table::{TDim, TablePlan, pass_interval};
 
-    /// The pass of `plan` through its 16-byte shuffle form against the table, over a source covering the pass.
-    fn run_chunks(plan: &TablePlan, esize: usize) {
-        let pass_bytes = plan.per * plan.block * esize;
+    /// A source covering the pass interval of `plan`, the pass pointer's offset into it (`-lo`), and the bytes the
+    /// pass's table reads from it, in destination order.
+    fn pass_source(plan: &TablePlan, esize: usize) -> (Vec<u8>, isize, Vec<u8>) {
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
         let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
-        let base = src.as_ptr().wrapping_offset(-lo);
         let expected: Vec<u8> = plan
             .table
             .offsets
@@ -640,11 +631,18 @@ mod tests {
             .flat_map(|&o| (0..esize as isize).map(move |b| (o as isize + b - lo) as usize))
             .map(|i| src[i])
             .collect();
+        (src, -lo, expected)
+    }
+
+    /// The pass of `plan` through its 16-byte shuffle form against the table; no byte past the pass is written.
+    fn run_chunks(plan: &TablePlan, esize: usize) {
+        let pass_bytes = plan.per * plan.block * esize;
+        let (src, at, expected) = pass_source(plan, esize);
         let c = plan.table.chunks.as_ref().expect("a shuffle form");
         let mut out = vec![0u8; pass_bytes + 1];
-        // SAFETY: AVX2 detected (the callers check); the windows lie in [lo, hi) of `src` from `base` (the plan's
-        // pass interval, asserted by the builder); `out` holds the pass and one more byte, which stays untouched.
-        unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
+        // SAFETY: AVX2 detected (the callers check); the windows lie in the pass interval, `src` from `at` (asserted
+        // by the builder); `out` holds the pass and one more byte.
+        unsafe { table_chunks(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
         assert_eq!(out[..pass_bytes], expected);
         assert_eq!(out[pass_bytes], 0, "a byte past the pass written");
     }
@@ -706,29 +704,15 @@ mod tests {
         for (mut dims, esize, windows) in cases {
             let plan = TablePlan::build(&mut dims, esize, true).unwrap();
             assert_eq!(plan.table.chunks.as_ref().map(|c| (c.windows, c.halves)), Some((windows, 2)));
+            run_chunks(&plan, esize);
             let pass_bytes = plan.per * plan.block * esize;
-            let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-            let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
-            let base = src.as_ptr().wrapping_offset(-lo);
-            let expected: Vec<u8> = plan
-                .table
-                .offsets
-                .iter()
-                .flat_map(|&o| (0..esize as isize).map(move |b| (o as isize + b - lo) as usize))
-                .map(|i| src[i])
-                .collect();
-            if let Some(c) = &plan.table.chunks {
-                let mut out = vec![0u8; pass_bytes];
-                // SAFETY: AVX2 detected; the windows lie in [lo, hi) of `src` from `base` (the plan's pass
-                // interval, asserted by the builder); `out` holds the pass.
-                unsafe { table_chunks(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
-                assert_eq!(out, expected);
-            }
+            let (src, at, expected) = pass_source(&plan, esize);
+            let base = src.as_ptr().wrapping_offset(at);
             assert_eq!(plan.table.chunks64.is_some(), crate::kernels::wide_permutes());
             if let Some(c) = &plan.table.chunks64 {
                 let mut out = vec![0u8; pass_bytes];
-                // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in [lo, hi) of
-                // `src` from `base`; `out` holds the pass.
+                // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in the pass
+                // interval, `src` from `base`; `out` holds the pass.
                 unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
                 assert_eq!(out, expected);
             }
