@@ -354,7 +354,8 @@ fn chunk_starts(pass_bytes: usize, width: usize) -> impl Iterator<Item = usize> 
 fn cover(
     offsets: &[i32],
     esize: usize,
-    (pass_bytes, at): (usize, impl Iterator<Item = usize>),
+    pass_bytes: usize,
+    at: impl Iterator<Item = usize>,
     width: usize,
     (lo, hi): (isize, isize),
     limit: usize,
@@ -420,7 +421,7 @@ impl Chunks {
         // chunk of its own, and consecutive halves are the chunk's.
         let halves = if pass_bytes >= 32 { 2 } else { 1 };
         let halves_at = chunk_starts(pass_bytes, 16 * halves).flat_map(move |at| (0..halves).map(move |h| at + 16 * h));
-        let per_half = cover(offsets, esize, (pass_bytes, halves_at), 16, (lo, hi), limit)?;
+        let per_half = cover(offsets, esize, pass_bytes, halves_at, 16, (lo, hi), limit)?;
         let windows = chunk_windows(per_half.iter().map(|c| c.0.len()).max()?);
         let mut starts = vec![0; per_half.len() * windows];
         let mut masks = vec![[0x80u8; 16]; per_half.len() * windows];
@@ -451,7 +452,7 @@ impl Chunks64 {
     /// load and a store each), the pass is shorter than 64 bytes or its source interval is.
     pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks64> {
         let limit = (32 / esize).clamp(1, MAX_WINDOWS);
-        let per_chunk = cover(offsets, esize, (pass_bytes, chunk_starts(pass_bytes, 64)), 64, (lo, hi), limit)?;
+        let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, (lo, hi), limit)?;
         let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
         let mut chunks = Chunks64 {
             windows,
