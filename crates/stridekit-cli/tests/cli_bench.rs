@@ -53,6 +53,10 @@ fn one_case_from_flags_reports_consistent_figures() {
     assert_eq!(l["timing"], "interleaved");
     // DirectML's 4x4 example is one table walk (the planner's choice, reported per case).
     assert_eq!(l["kernel"], "table");
+    // The whole program: a block of 4 f32 read from 44 bytes, one row, no outer loops (the form, shuffles or a
+    // walk, depends on the CPU's SIMD).
+    let plan = l["plan"].as_str().unwrap();
+    assert!(plan.starts_with("table block 4x4B hull 44 rows 1:0/0 per 1 ") && plan.ends_with("; outer []"), "{plan}");
     assert_eq!(l["class"], "tiny");
     // The 4x4 input is one cache line, the 2x2 output another.
     assert_eq!((l["lines_read"].as_u64(), l["lines_written"].as_u64()), (Some(1), Some(1)));

@@ -472,6 +472,50 @@ impl Program {
     }
 }
 
+impl Program {
+    /// One line of text for people: the inner kernel with its numbers (bytes and byte strides), the table's form,
+    /// the outer loops (outermost first, `steps:src/dst` in bytes, `r` for a replicated loop), streaming stores and
+    /// the reuse tile. What `stridekit bench` reports as `plan`, to read a slow case without a debugger.
+    pub(crate) fn describe(&self) -> String {
+        let e = self.esize;
+        let mut s = match self.inner {
+            Inner::Copy { bytes } => format!("copy {bytes}B"),
+            Inner::Reverse { n } => format!("reverse {n}x{e}B"),
+            Inner::Fill { n } => format!("fill {n}x{e}B"),
+            Inner::Gather { n, src } => format!("gather {n}x{e}B src {src}"),
+            Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
+                format!("transpose a {na}:{a_src}/{a_dst} b {nb}:{b_src}/{e} ({e}B)")
+            }
+            Inner::Rows { rows, bytes, src, dst } => format!("rows {rows}x{bytes}B {src}/{dst}"),
+            Inner::Scatter { n, src, dst } => format!("scatter {n}x{e}B {src}/{dst}"),
+            Inner::Table(c) => {
+                let form = self.table.as_deref().map_or("none".to_string(), Table::form);
+                let mut t = format!(
+                    "table block {}x{e}B hull {} rows {}:{}/{} per {} {form}",
+                    c.block, c.hull, c.rows, c.row_src, c.row_dst, c.per
+                );
+                if c.na > 1 {
+                    t += &format!(" partner {}:{e}/{}", c.na, c.a_dst);
+                }
+                t
+            }
+        };
+        let loops: Vec<String> = self
+            .outer
+            .iter()
+            .map(|d| format!("{}:{}/{}{}", d.n, d.src, d.dst, if d.replicate { "r" } else { "" }))
+            .collect();
+        s += &format!("; outer [{}]", loops.join(" "));
+        if self.streaming {
+            s += "; streaming";
+        }
+        if let Some(t) = self.reuse_tile {
+            s += &format!("; reuse tile {t}");
+        }
+        s
+    }
+}
+
 /// The bytes a copy moves through the memory system: the output bytes written plus an estimate of the input bytes
 /// read, for the streaming-store decision. Each element read costs its innermost input stride (a gather at stride 2
 /// reads every byte between its elements), at most one cache line and at least the element; elements read again
@@ -564,6 +608,16 @@ mod tests {
         // Whole tiles (8 channels), or a call beyond SMALL_TRANSPOSE_MAX_BYTES: the transpose tiles.
         assert!(matches!(image(8, 64).inner, Inner::Transpose { na: 64, nb: 8, .. }));
         assert!(matches!(image(5, 20000).inner, Inner::Transpose { na: 20000, nb: 5, .. }));
+    }
+
+    #[test]
+    fn describes_the_kernel_its_numbers_and_the_loops() {
+        // Rows of 100 f32 read backwards under two outer loops, the outer one reversed.
+        let p = compile(DataType::Float32, &[3, 5, 100], None, &[-1, 2, -1], &[3, 3, 100], None);
+        assert_eq!(p.describe(), "reverse 100x4B; outer [3:-2000/1200 3:800/400]");
+        // A transpose of 64 x 48 f32 planes.
+        let p = compile(DataType::Float32, &[64, 48], None, &[1, 1], &[64, 48], Some(&[1, 64]));
+        assert_eq!(p.describe(), "transpose a 48:4/256 b 64:192/4 (4B); outer []");
     }
 
     #[test]

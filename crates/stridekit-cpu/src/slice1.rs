@@ -109,6 +109,13 @@ impl PreparedSlice1 {
         self.source.inner.name()
     }
 
+    /// The compiled program in one line of text (`stridekit bench` reports it as `plan`): the inner kernel with its
+    /// numbers in bytes, the form of a table, the outer loops (`steps:source/destination` byte strides, outermost
+    /// first), streaming stores and the reuse tile. For reading why a case runs as it does; the format may change.
+    pub fn describe(&self) -> String {
+        self.source.describe()
+    }
+
     /// The threads each call runs on: [`ExecOptions::threads`] (or rayon's pool) when the copy moves at least
     /// [`ExecOptions::parallel_min_bytes`], otherwise 1; always 1 for a copy of one small block (DirectML's 4x4
     /// examples), which skips the loops and threads.

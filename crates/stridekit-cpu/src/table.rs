@@ -57,6 +57,28 @@ pub(crate) struct Table {
 }
 
 impl Table {
+    /// The form a full pass runs in, for reports ([`crate::planner::Program::describe`]): `chunks64 w<windows>`,
+    /// `chunks w<windows>x<halves>`, `row shuffle`, or `walk` (one element at a time); `followed` and the count of
+    /// prefetched lines after it.
+    pub(crate) fn form(&self) -> String {
+        let mut s = if let Some(c) = &self.chunks64 {
+            format!("chunks64 w{}", c.windows)
+        } else if let Some(c) = &self.chunks {
+            format!("chunks w{}x{}", c.windows, c.halves)
+        } else if self.row_shuffle.is_some() {
+            "row shuffle".to_string()
+        } else {
+            "walk".to_string()
+        };
+        if self.followed {
+            s += " followed";
+        }
+        if !self.lines.is_empty() {
+            s += &format!(" lines {}", self.lines.len());
+        }
+        s
+    }
+
     /// Whether a full pass has a shuffle form (16- or 64-byte chunks, or the row shuffle).
     pub(crate) fn shuffles(&self) -> bool {
         self.chunks.is_some() || self.chunks64.is_some() || self.row_shuffle.is_some()

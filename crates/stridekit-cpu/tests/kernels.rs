@@ -131,6 +131,24 @@ fn transposes_nchw_to_nhwc_and_back() {
 }
 
 #[test]
+fn transposes_of_long_source_rows_in_strips() {
+    // Source rows of at least 1 KiB (the strips of x86/transpose.rs), a ragged tile on both sides and a partial
+    // last strip of rows; then with the rows read bottom-up, and into padded destination rows.
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
+        let e = dt.size_in_bytes().unwrap();
+        let tile = match e {
+            1 => 16,
+            8 => 4,
+            _ => 8,
+        };
+        // Under Miri, fewer rows than a strip (the partial one only).
+        let (na, nb) = (1024 / e + 3, if cfg!(miri) { tile + 1 } else { 64 / e + tile + 1 });
+        case(dt, &[nb, na], None, &[0, 0], &[nb, na], &[1, 1], &[nb, na], Some(&[1, nb]));
+        case(dt, &[nb, na], None, &[0, 0], &[nb, na], &[-1, 1], &[nb, na], Some(&[1, nb + 3]));
+    }
+}
+
+#[test]
 fn interleaves_planes_into_pixels() {
     // CHW -> HWC with 2, 3 and 4 channels (the interleave kernel) and 5 (the tiles' edge loop). Planes of 3 x 13
     // values: more than two 16-byte blocks of 1-byte elements with a ragged tail. The second image's output starts

@@ -27,6 +27,8 @@ pub struct Row {
     pub threads: usize,
     /// The kernel the CPU planner chose for the innermost loops ([`PreparedSlice1::kernel`]).
     pub kernel: &'static str,
+    /// The whole compiled program ([`PreparedSlice1::describe`]).
+    pub plan: String,
     /// Whether the output equals the reference's.
     pub verified: bool,
     /// `Some(true)` when the case's `expect` matched, `Some(false)` when not, `None` without one.
@@ -289,6 +291,7 @@ pub fn bench_case(
         copy,
         threads: op.threads(),
         kernel: op.kernel(),
+        plan: op.describe(),
         verified,
         expect_ok,
         timing,

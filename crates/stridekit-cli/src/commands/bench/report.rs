@@ -30,6 +30,7 @@ pub fn json_line(r: &Row) -> serde_json::Value {
         "roofline": r.roofline,
         "threads": r.threads,
         "kernel": r.kernel,
+        "plan": r.plan,
         "verified": r.verified,
         "expect": match r.expect_ok { None => "none", Some(true) => "ok", Some(false) => "mismatch" },
         "timing": r.timing.name(),

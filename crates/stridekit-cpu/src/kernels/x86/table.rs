@@ -708,7 +708,9 @@ mod tests {
             let pass_bytes = plan.per * plan.block * esize;
             let (src, at, expected) = pass_source(&plan, esize);
             let base = src.as_ptr().wrapping_offset(at);
-            assert_eq!(plan.table.chunks64.is_some(), crate::kernels::wide_permutes());
+            // The 64-byte form only on CPUs with AVX-512 VBMI, and there only where 64-byte windows cover each
+            // chunk in at most eight (`Chunks64::build`); whether one of these passes has it depends on its numbers.
+            assert!(plan.table.chunks64.is_none() || crate::kernels::wide_permutes());
             if let Some(c) = &plan.table.chunks64 {
                 let mut out = vec![0u8; pass_bytes];
                 // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in the pass

@@ -77,7 +77,14 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     let tile = tile_size(e);
     let row_bytes = nb * e;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
-    if nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES {
+    let cols = nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES;
+    let scratch_rows = use_scratch.then(|| scratch_chunk(row_bytes, e));
+    if !cols && strips_fit(na, nb, e, scratch_rows) {
+        // SAFETY: the caller's contract; `strips_fit` gives at least a tile on each side.
+        unsafe { transpose_strips::<T>(src, dst, na, a_dst, nb, b_src) };
+        return;
+    }
+    if cols {
         // SAFETY: the caller's contract; the conditions of the column-streaming form hold.
         unsafe { transpose_stream_cols::<T>(src, dst, na, a_dst, nb, b_src) };
         return;
@@ -91,6 +98,84 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
             }),
             false => transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None),
         }
+    }
+}
+
+/// The rows `a` of a chunk through the scratch block of a transpose into contiguous destination rows of
+/// `row_bytes` (elements of each source row a chunk reads): as many whole tiles of rows as the block holds, at most
+/// [`SCRATCH_SOURCE_BYTES`] of each source row.
+fn scratch_chunk(row_bytes: usize, e: usize) -> usize {
+    (SCRATCH_BYTES / row_bytes / tile_size(e) * tile_size(e)).min(SCRATCH_SOURCE_BYTES / e)
+}
+
+/// Destination bytes of each row `a` that one strip of [`transpose_strips`] writes: one cache line.
+const STRIP_BYTES: usize = 64;
+
+/// The shortest source rows (`na` elements of `e` bytes) that [`transpose_strips`] takes.
+const STRIP_MIN_ROW_BYTES: usize = 1024;
+
+/// Whether [`transpose_strips`] takes a transpose of `na` x `nb` elements of `e` bytes that is not streamed as
+/// column blocks: elements of at most 4 bytes, source rows of at least [`STRIP_MIN_ROW_BYTES`], at least a tile on
+/// each side, and no chunk
+/// through the scratch block (`scratch_rows`, when one would be used) that reads a whole [`CHUNK_BYTES`] of each
+/// source row.
+fn strips_fit(na: usize, nb: usize, e: usize, scratch_rows: Option<usize>) -> bool {
+    let tile = tile_size(e);
+    e <= 4
+        && na.saturating_mul(e) >= STRIP_MIN_ROW_BYTES
+        && nb >= tile
+        && na >= tile
+        && scratch_rows.is_none_or(|rows| rows * e < CHUNK_BYTES)
+}
+
+/// The transpose of [`transpose_avx2`] in strips: [`STRIP_BYTES`] / `e` source rows `b` at a time (a line of each
+/// destination row), each strip walking its rows from end to end in tiles. The chunked walk reads 256 bytes of
+/// every source row per chunk, so each chunk starts as many scattered streams as there are rows, and a chunk
+/// through the scratch block of destination rows of several KiB reads only 32-64 bytes of each; a strip reads a
+/// few rows sequentially (the hardware prefetcher follows each) and writes whole lines of the destination.
+///
+/// Taken for elements of 1-4 bytes in source rows of 1 KiB or more (`strips_fit`). Time ratios over the sweep cases
+/// of seeds 1-4 it changed, three runs of 6-8 alternating rounds (`docs/PERFORMANCE.md`, twenty-seventh round): a
+/// 2114 x 2627 u32 transpose 0.41-0.50 (sweep2_042, which went through the scratch block 32 bytes of each source
+/// row at a time), bytes reversed 0.61-0.69 (sweep4_109), u16 pairs of long rows 0.70-0.85 (sweep2_058), the
+/// others 0.83-1.20 (sweep2_088), 0.97-1.11 (sweep2_173, sweep3_164). Shorter rows (256-1023 bytes) were split:
+/// 0.69-0.79 for three cases, 1.11-1.28 for u64 rows of 64-82 elements under 5000-30000 rows. Elements of 8 bytes
+/// keep the chunked walk: their strips (two 4 x 4 tiles) were split too, 0.87-0.93 for two cases and 1.07-1.35
+/// for three of 15-27 rows (sweep4_036, sweep4_182, sweep2_195).
+///
+/// Regular stores: a strip's line of a destination row starts wherever the row's alignment puts it, so lines are
+/// completed across two strips (the second finds the line still in L1/L2).
+///
+/// # Safety
+/// As for [`transpose_avx2`]; `na` and `nb` are each at least a tile.
+#[target_feature(enable = "avx2")]
+unsafe fn transpose_strips<T: Elem>(src: *const u8, dst: *mut u8, na: usize, a_dst: isize, nb: usize, b_src: isize) {
+    let e = T::SIZE;
+    let ei = e as isize;
+    let tile = tile_size(e);
+    debug_assert!(na >= tile && nb >= tile);
+    let strip = (STRIP_BYTES / e).max(tile);
+    let mut g0 = 0;
+    while g0 < nb {
+        let g1 = (g0 + strip).min(nb);
+        let mut a0 = 0;
+        while a0 < na {
+            // A partial tile at the end of either side is the last full tile instead, overlapping its predecessor
+            // (written twice with the same values, as in the chunked walk).
+            let ta = a0.min(na - tile) as isize;
+            let mut b0 = g0;
+            while b0 < g1 {
+                let tb = b0.min(nb - tile) as isize;
+                // SAFETY: ta + tile <= na and tb + tile <= nb: the tile's source rows and destination rows are
+                // inside the caller's ranges.
+                unsafe {
+                    tile_for::<T>(src.offset(ta * ei + tb * b_src), dst.offset(ta * a_dst + tb * ei), a_dst, b_src)
+                };
+                b0 += tile;
+            }
+            a0 += tile;
+        }
+        g0 = g1;
     }
 }
 
@@ -117,7 +202,8 @@ unsafe fn transpose_chunks<T: Elem>(
     let (scratch_ptr, scratch_bytes) = scratch.unwrap_or((std::ptr::null_mut(), 0));
     debug_assert!(!use_scratch || (a_dst == row_bytes as isize && row_bytes * tile <= scratch_bytes));
     let chunk = if use_scratch {
-        (scratch_bytes / row_bytes / tile * tile).min(SCRATCH_SOURCE_BYTES / e)
+        debug_assert_eq!(scratch_bytes, SCRATCH_BYTES);
+        scratch_chunk(row_bytes, e)
     } else {
         CHUNK_BYTES / e
     };
@@ -298,6 +384,65 @@ mod tests {
         assert!(!transpose_tiles_fit(5, 237_150, 948_600, 4));
         // Few rows into a strided destination.
         assert!(!transpose_tiles_fit(3, 64, 1000, 4));
+    }
+
+    #[test]
+    fn strips_take_rows_of_a_kib_unless_the_scratch_chunk_reads_whole_lines() {
+        // Rows of 1 KiB and more, a tile on each side.
+        assert!(strips_fit(256, 8, 4, None) && strips_fit(1024, 16, 1, None) && strips_fit(512, 8, 2, None));
+        // Not 8-byte elements.
+        assert!(!strips_fit(128, 4, 8, None) && !strips_fit(4096, 64, 8, None));
+        assert!(!strips_fit(255, 8, 4, None) && !strips_fit(1023, 16, 1, None));
+        assert!(!strips_fit(2000, 7, 4, None) && !strips_fit(2000, 3, 8, None));
+        // Through the scratch block: only where its chunk reads less than CHUNK_BYTES of each row (destination rows
+        // of 2627 u32: 8 rows of 10508 bytes fill it, 32 bytes of each source row; rows of 64 channels: 2 KiB).
+        assert_eq!(scratch_chunk(2627 * 4, 4), 8);
+        assert!(strips_fit(2114, 2627, 4, Some(scratch_chunk(2627 * 4, 4))));
+        assert!(!strips_fit(4096, 64, 4, Some(scratch_chunk(64 * 4, 4))));
+    }
+
+    /// The strips against the element-by-element definition, every element size: ragged tiles on both sides, a
+    /// partial last strip, source rows walked backwards and destination rows stepping back (a reversed `a`).
+    #[test]
+    fn strips_of_every_element_size_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn check<T: Elem>() {
+            let e = T::SIZE;
+            let (na, nb) = (STRIP_MIN_ROW_BYTES / e + 3, STRIP_BYTES / e + tile_size(e) + 1);
+            // The kernel itself takes 8-byte elements too (strips_fit does not give it them).
+            assert!(strips_fit(na, nb, e, None) || e == 8);
+            // Bytes, so that every byte of a wide element is checked: source element (a, b) of the packed source is
+            // the e bytes at (b na + a) e.
+            let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 7 + i / 251) as u8).collect();
+            for (b_back, a_back) in [(false, false), (true, false), (false, true)] {
+                let a_dst = (nb + 5) * e; // padded destination rows
+                let mut dst = vec![0u8; na * a_dst];
+                let row = (na * e) as isize;
+                let (s0, b_src) = if b_back { ((nb - 1) * na * e, -row) } else { (0, row) };
+                let (d0, ad) = if a_back { ((na - 1) * a_dst, -(a_dst as isize)) } else { (0, a_dst as isize) };
+                // SAFETY: AVX2 detected; source element (a, b) at s0 + a e + b b_src inside `src` (from the last row
+                // when backwards); destination element (a, b) at d0 + a ad + b e inside `dst`; na, nb at least a
+                // tile; no overlap.
+                unsafe { transpose_strips::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src) };
+                for a in 0..na {
+                    for b in 0..nb {
+                        let at = (s0 as isize + (a * e) as isize + b as isize * b_src) as usize;
+                        let to = (d0 as isize + a as isize * ad) as usize + b * e;
+                        assert_eq!(
+                            dst[to..to + e],
+                            src[at..at + e],
+                            "{e}-byte ({a}, {b}), backwards {b_back} {a_back}"
+                        );
+                    }
+                }
+            }
+        }
+        check::<u8>();
+        check::<u16>();
+        check::<u32>();
+        check::<u64>();
     }
 
     #[test]
