@@ -126,8 +126,8 @@ pub(crate) unsafe fn rows(
 /// [`rows`] with ordinary stores: a periodic shuffle where the runs are close together in the source and
 /// contiguous in the destination (64-byte windows first: on the sweep's short rows that fit them, e.g. 4.5 million
 /// 6-byte runs 12 bytes apart at 0.38 of the roofline through the row loop and 0.55 through the 64-byte permute,
-/// 8-byte runs 20 apart 0.60 -> 0.72, 5-byte runs 50 apart 0.75 -> 0.83; three alternating rounds, 2026-11-26), the
-/// row loop otherwise.
+/// 8-byte runs 20 apart 0.60 -> 0.72, 5-byte runs 50 apart 0.75 -> 0.83; three alternating rounds, 2026-11-26;
+/// only for calls of a KiB or more, `x86::rows_shuffle64_pays`), the row loop otherwise.
 ///
 /// # Safety
 /// As for [`rows`].
@@ -144,7 +144,11 @@ unsafe fn rows_any(
     next: Option<*const u8>,
 ) {
     #[cfg(target_arch = "x86_64")]
-    if ctx.vbmi && d == bytes as isize && x86::rows_shuffle64_fits(rows, bytes, s) {
+    if ctx.vbmi
+        && d == bytes as isize
+        && x86::rows_shuffle64_fits(rows, bytes, s)
+        && x86::rows_shuffle64_pays(rows, bytes)
+    {
         // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); the caller's ranges, with a contiguous destination.
         if unsafe { x86::rows_shuffle64(src, dst, rows, bytes, s) } {
             return;

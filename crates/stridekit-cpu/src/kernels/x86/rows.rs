@@ -22,6 +22,20 @@ pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
     fits::<64>(rows, g, s, 8)
 }
 
+/// Whether a call of `rows` runs of `g` bytes that [`rows_shuffle64`] fits takes it rather than the 16-byte shuffle
+/// or the row loop: calls of at least [`SHUFFLE64_MIN_BYTES`]. Building its 64-byte mask costs a loop over the 64
+/// mask bytes per call, more than the copy of a few hundred bytes: calls of 15-63 runs (300-700 bytes) under outer
+/// loops ran in 0.65-0.94 of the time without it (sweep3_051, sweep2_081, sweep4_151, sweep3_038, sweep4_136,
+/// sweep1_005, sweep4_048), calls of 1.5 KiB and more up to 1.6x slower (four alternating rounds over the 126 row
+/// cases of seeds 1-4, Intel Xeon with AVX-512 VBMI, `docs/PERFORMANCE.md`, twenty-seventh round).
+#[inline]
+pub(crate) fn rows_shuffle64_pays(rows: usize, g: usize) -> bool {
+    rows.saturating_mul(g) >= SHUFFLE64_MIN_BYTES
+}
+
+/// The fewest bytes a call takes the 64-byte shuffle for ([`rows_shuffle64_pays`]).
+const SHUFFLE64_MIN_BYTES: usize = 1024;
+
 /// At least two runs per `W`-byte window, in the source and in the destination, and at least `min_rows` runs.
 #[inline]
 fn fits<const W: usize>(rows: usize, g: usize, s: isize, min_rows: usize) -> bool {
@@ -210,5 +224,11 @@ mod tests {
             }
         }
         assert!(!rows_shuffle64_fits(1000, 40, 1) && !rows_shuffle64_fits(1000, 63, -1));
+    }
+
+    #[test]
+    fn the_64_byte_shuffle_pays_from_a_kib_per_call() {
+        assert!(!rows_shuffle64_pays(47, 8) && !rows_shuffle64_pays(39, 24) && !rows_shuffle64_pays(0, 8));
+        assert!(rows_shuffle64_pays(57, 28) && rows_shuffle64_pays(512, 2) && rows_shuffle64_pays(usize::MAX, 2));
     }
 }
