@@ -470,9 +470,7 @@ impl Program {
             reuse_tile,
         })
     }
-}
 
-impl Program {
     /// One line of text for people: the inner kernel with its numbers (bytes and byte strides), the table's form,
     /// the outer loops (outermost first, `steps:src/dst` in bytes, `r` for a replicated loop), streaming stores and
     /// the reuse tile. What `stridekit bench` reports as `plan`, to read a slow case without a debugger.

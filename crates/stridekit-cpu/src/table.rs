@@ -57,16 +57,16 @@ pub(crate) struct Table {
 }
 
 impl Table {
-    /// The form a full pass runs in, for reports ([`crate::planner::Program::describe`]): `chunks64 w<windows>`,
-    /// `chunks w<windows>x<halves>`, `row shuffle`, or `walk` (one element at a time); `followed` and the count of
-    /// prefetched lines after it.
+    /// The form a full pass runs in, for reports ([`crate::planner::Program::describe`]), in the order the kernel
+    /// takes them: `row shuffle`, `chunks64 w<windows>`, `chunks w<windows>x<halves>`, or `walk` (one element at a
+    /// time); `followed` and the count of prefetched lines after it.
     pub(crate) fn form(&self) -> String {
-        let mut s = if let Some(c) = &self.chunks64 {
+        let mut s = if self.row_shuffle.is_some() {
+            "row shuffle".to_string()
+        } else if let Some(c) = &self.chunks64 {
             format!("chunks64 w{}", c.windows)
         } else if let Some(c) = &self.chunks {
             format!("chunks w{}x{}", c.windows, c.halves)
-        } else if self.row_shuffle.is_some() {
-            "row shuffle".to_string()
         } else {
             "walk".to_string()
         };

@@ -116,9 +116,8 @@ const STRIP_MIN_ROW_BYTES: usize = 1024;
 
 /// Whether [`transpose_strips`] takes a transpose of `na` x `nb` elements of `e` bytes that is not streamed as
 /// column blocks: elements of at most 4 bytes, source rows of at least [`STRIP_MIN_ROW_BYTES`], at least a tile on
-/// each side, and no chunk
-/// through the scratch block (`scratch_rows`, when one would be used) that reads a whole [`CHUNK_BYTES`] of each
-/// source row.
+/// each side, and no chunk through the scratch block (`scratch_rows`, when one would be used) that reads a whole
+/// [`CHUNK_BYTES`] of each source row.
 fn strips_fit(na: usize, nb: usize, e: usize, scratch_rows: Option<usize>) -> bool {
     let tile = tile_size(e);
     e <= 4
