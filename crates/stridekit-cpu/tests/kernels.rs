@@ -132,10 +132,12 @@ fn transposes_nchw_to_nhwc_and_back() {
 
 #[test]
 fn transposes_of_long_source_rows_in_strips() {
-    // Source rows of at least 1 KiB (the strips of x86/transpose.rs), a ragged tile on both sides and a partial
-    // last strip of rows; then with the rows read bottom-up, and into padded destination rows.
+    // Source rows of at least 1 KiB (the strips of x86/transpose.rs, for elements of 1-4 bytes; Int64 checks that
+    // its chunked walk still takes them), a ragged tile on both sides and a partial last strip of rows; then with
+    // the rows read bottom-up, and into padded destination rows.
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
         let e = dt.size_in_bytes().unwrap();
+        // The SIMD tile's side (`kernels::tile_size`, private to the crate).
         let tile = match e {
             1 => 16,
             8 => 4,
