@@ -53,6 +53,37 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
     (lo < grains).then_some(lo * grain)
 }
 
+/// Moves innermost the outer loops that read again the lines one call of `inner` reads (a source step shorter than
+/// a line of those reads: a window sliding by a few elements, channels taken a few at a time out of pixels), when
+/// between their re-reads, where they are, more than `budget` bytes are read; kept only where that brings the
+/// re-reads within `budget`. Tiles of the kernel cannot do that when even one of its units under the other loops
+/// reads more: 12 bytes of each of 29 pixels 1056 bytes apart, read again 44 times 12 bytes further under 3432 calls
+/// (sweep3_142 of `--sweep 200 --seed 3`), re-read every line from memory, 7 MiB later; innermost, the 44 steps read
+/// the same 29 lines from L1 (0.61 of the time; `docs/PERFORMANCE.md`, twenty-eighth round). Broadcast loops
+/// (step 0) are left to the planner's replication. Returns whether the order changed.
+pub(crate) fn rereading_loops_inside(
+    outer: &mut Vec<Dim>,
+    inner: Inner,
+    table: Option<&Table>,
+    esize: usize,
+    budget: usize,
+) -> bool {
+    let kernel = kernel_reads(inner, table, esize);
+    if reread_distance(outer, kernel).is_none_or(|d| d <= budget) {
+        return false;
+    }
+    let (rereading, others): (Vec<Dim>, Vec<Dim>) = outer.iter().partition(|d| d.src != 0 && kernel.overlaps(d.src));
+    if rereading.is_empty() || others.is_empty() {
+        return false;
+    }
+    let moved: Vec<Dim> = others.into_iter().chain(rereading).collect();
+    if reread_distance(&moved, kernel).is_some_and(|d| d > budget) {
+        return false;
+    }
+    *outer = moved;
+    true
+}
+
 /// The fewest bytes a tile's call of the inner kernel writes: a cache line.
 const TILE_MIN_CALL_BYTES: usize = LINE;
 
@@ -186,6 +217,26 @@ mod tests {
         let gather = kernel_reads(Inner::Gather { n: 2711, src: -4 }, None, 2);
         assert_eq!(gather, Reads { bytes: 64 + 2710 * 4, dense: 2 + 2710 * 4 });
         assert_eq!(reread_distance(&[dim(14, 10844)], gather), None);
+    }
+
+    #[test]
+    fn loops_that_reread_a_calls_lines_from_afar_go_innermost() {
+        // sweep3_142: 12 bytes of 29 pixels 1056 bytes apart, read again 44 times 12 bytes further, outermost over
+        // 3432 calls: 7 MiB between re-reads. Innermost, a call's 29 lines apart (the other loops keep their order).
+        let call = Inner::Transpose { na: 12, a_src: 1, a_dst: 29, nb: 29, b_src: -1056 };
+        let mut outer = vec![dim(44, 12), dim(22, 122_496), dim(39, 2_694_912), dim(4, 30_624)];
+        assert!(rereading_loops_inside(&mut outer, call, None, 1, 64 << 10));
+        let order: Vec<(usize, isize)> = outer.iter().map(|d| (d.n, d.src)).collect();
+        assert_eq!(order, [(22, 122_496), (39, 2_694_912), (4, 30_624), (44, 12)]);
+        // Already innermost, or re-reads within the budget: no change.
+        assert!(!rereading_loops_inside(&mut outer, call, None, 1, 64 << 10));
+        let mut near = vec![dim(44, 12), dim(4, 30_624)];
+        assert!(!rereading_loops_inside(&mut near, call, None, 1, 64 << 10));
+        // Steps of a line or more re-read nothing; a broadcast loop is left to the replication.
+        let mut apart = vec![dim(44, 64), dim(22, 122_496), dim(39, 2_694_912)];
+        assert!(!rereading_loops_inside(&mut apart, call, None, 1, 64 << 10));
+        let mut broadcast = vec![dim(44, 0), dim(22, 122_496), dim(39, 2_694_912)];
+        assert!(!rereading_loops_inside(&mut broadcast, call, None, 1, 64 << 10));
     }
 
     #[test]

@@ -151,6 +151,26 @@ fn transposes_of_long_source_rows_in_strips() {
 }
 
 #[test]
+fn transposes_of_fewer_rows_than_a_tile_out_of_pixels() {
+    // A few channels of each pixel into planes (the short tiles of x86/short.rs): 12 of 16-byte pixels, 3 u16 and
+    // u64 and 5 f32 of pixels a line or more apart; a ragged last tile of pixels (its tile overlapping the one
+    // before); forwards, then with the pixels reversed (the highest pixel, whose load would pass the source's end,
+    // is then the first) and into padded planes.
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64]) {
+        let e = dt.size_in_bytes().unwrap();
+        let (c, pixel) = match e {
+            1 => (12, 16),
+            2 => (3, 32),
+            4 => (5, 20),
+            _ => (3, 8),
+        };
+        let nb = if cfg!(miri) { 19 } else { 67 };
+        case(dt, &[nb, pixel], None, &[0, 1], &[nb, c], &[1, 1], &[nb, c], Some(&[1, nb]));
+        case(dt, &[nb, pixel], None, &[0, pixel - c], &[nb, c], &[-1, 1], &[nb, c], Some(&[1, nb + 3]));
+    }
+}
+
+#[test]
 fn interleaves_planes_into_pixels() {
     // CHW -> HWC with 2, 3 and 4 channels (the interleave kernel) and 5 (the tiles' edge loop). Planes of 3 x 13
     // values: more than two 16-byte blocks of 1-byte elements with a ragged tail. The second image's output starts

@@ -79,6 +79,14 @@ pub(crate) unsafe fn transpose<T: Elem>(
             unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src) };
             return;
         }
+        if x86::transpose_short_fits(na, nb, b_src, T::SIZE) {
+            // Fewer rows than a tile otherwise: a tile of pixels loaded whole, the first `na` rows of its transpose
+            // stored.
+            // SAFETY: as above; the bytes between source elements lie inside the source range's allocation
+            // (execute_raw's contract).
+            unsafe { x86::transpose_short::<T>(s, d, na, ad, nb, b_src) };
+            return;
+        }
     }
     if a_src != e || ctx.simd != Simd::None {
         // SAFETY: the caller's contract.

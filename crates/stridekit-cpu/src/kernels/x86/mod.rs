@@ -15,6 +15,7 @@ mod prefetch;
 mod reverse;
 mod rows;
 mod scratch;
+mod short;
 mod store;
 mod table;
 mod tiles;
@@ -27,6 +28,7 @@ pub(crate) use gather::gather_avx2;
 pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuffle64_fits, rows_shuffle64_pays};
+pub(crate) use short::{transpose_short, transpose_short_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use table::{Partner, table_chunks, table_chunks64, table_rows, table_tiles, table_tiles_fit};

@@ -5,6 +5,40 @@
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
+/// The 8x8 transpose of 4-byte elements in registers: row `j` in, column `j` out.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn transpose8x4(r: [__m256i; 8]) -> [__m256i; 8] {
+    let r = r.map(|v| _mm256_castsi256_ps(v));
+    let t0 = _mm256_unpacklo_ps(r[0], r[1]);
+    let t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    let t2 = _mm256_unpacklo_ps(r[2], r[3]);
+    let t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    let t4 = _mm256_unpacklo_ps(r[4], r[5]);
+    let t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    let t6 = _mm256_unpacklo_ps(r[6], r[7]);
+    let t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
+    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
+    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
+    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
+    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
+    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
+    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
+    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
+    [
+        _mm256_permute2f128_ps::<0x20>(u0, u4),
+        _mm256_permute2f128_ps::<0x20>(u1, u5),
+        _mm256_permute2f128_ps::<0x20>(u2, u6),
+        _mm256_permute2f128_ps::<0x20>(u3, u7),
+        _mm256_permute2f128_ps::<0x31>(u0, u4),
+        _mm256_permute2f128_ps::<0x31>(u1, u5),
+        _mm256_permute2f128_ps::<0x31>(u2, u6),
+        _mm256_permute2f128_ps::<0x31>(u3, u7),
+    ]
+    .map(|v| _mm256_castps_si256(v))
+}
+
 /// Transposes one full 8x8 tile of 4-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`, `a, b < 8`.
 ///
 /// # Safety
@@ -14,37 +48,10 @@ use std::arch::x86_64::*;
 #[inline]
 pub(crate) unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
     // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
-    let row = |j: isize| unsafe { _mm256_castsi256_ps(_mm256_loadu_si256(src.offset(j * b_src).cast())) };
-    let (r0, r1, r2, r3, r4, r5, r6, r7) = (row(0), row(1), row(2), row(3), row(4), row(5), row(6), row(7));
-    let t0 = _mm256_unpacklo_ps(r0, r1);
-    let t1 = _mm256_unpackhi_ps(r0, r1);
-    let t2 = _mm256_unpacklo_ps(r2, r3);
-    let t3 = _mm256_unpackhi_ps(r2, r3);
-    let t4 = _mm256_unpacklo_ps(r4, r5);
-    let t5 = _mm256_unpackhi_ps(r4, r5);
-    let t6 = _mm256_unpacklo_ps(r6, r7);
-    let t7 = _mm256_unpackhi_ps(r6, r7);
-    let u0 = _mm256_shuffle_ps::<0x44>(t0, t2);
-    let u1 = _mm256_shuffle_ps::<0xEE>(t0, t2);
-    let u2 = _mm256_shuffle_ps::<0x44>(t1, t3);
-    let u3 = _mm256_shuffle_ps::<0xEE>(t1, t3);
-    let u4 = _mm256_shuffle_ps::<0x44>(t4, t6);
-    let u5 = _mm256_shuffle_ps::<0xEE>(t4, t6);
-    let u6 = _mm256_shuffle_ps::<0x44>(t5, t7);
-    let u7 = _mm256_shuffle_ps::<0xEE>(t5, t7);
-    let out = [
-        _mm256_permute2f128_ps::<0x20>(u0, u4),
-        _mm256_permute2f128_ps::<0x20>(u1, u5),
-        _mm256_permute2f128_ps::<0x20>(u2, u6),
-        _mm256_permute2f128_ps::<0x20>(u3, u7),
-        _mm256_permute2f128_ps::<0x31>(u0, u4),
-        _mm256_permute2f128_ps::<0x31>(u1, u5),
-        _mm256_permute2f128_ps::<0x31>(u2, u6),
-        _mm256_permute2f128_ps::<0x31>(u3, u7),
-    ];
-    for (i, v) in out.into_iter().enumerate() {
+    let rows = std::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.offset(j as isize * b_src).cast()) });
+    for (i, v) in transpose8x4(rows).into_iter().enumerate() {
         // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
-        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), _mm256_castps_si256(v)) };
+        unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), v) };
     }
 }
 
@@ -102,6 +109,20 @@ pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst:
     }
 }
 
+/// The 4x4 transpose of 8-byte elements in registers: row `j` in, column `j` out.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn transpose4x8(r: [__m256i; 4]) -> [__m256i; 4] {
+    let (t0, t1) = (_mm256_unpacklo_epi64(r[0], r[1]), _mm256_unpackhi_epi64(r[0], r[1]));
+    let (t2, t3) = (_mm256_unpacklo_epi64(r[2], r[3]), _mm256_unpackhi_epi64(r[2], r[3]));
+    [
+        _mm256_permute2x128_si256::<0x20>(t0, t2),
+        _mm256_permute2x128_si256::<0x20>(t1, t3),
+        _mm256_permute2x128_si256::<0x31>(t0, t2),
+        _mm256_permute2x128_si256::<0x31>(t1, t3),
+    ]
+}
+
 /// Transposes one full 4x4 tile of 8-byte elements: `dst[a * a_dst + b] = src[a + b * b_src]`.
 ///
 /// # Safety
@@ -111,17 +132,8 @@ pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst:
 #[inline]
 pub(crate) unsafe fn tile4x8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
     // SAFETY: row j of the source tile is 32 bytes at src + j * b_src (the caller's contract).
-    let row = |j: isize| unsafe { _mm256_loadu_si256(src.offset(j * b_src).cast()) };
-    let (r0, r1, r2, r3) = (row(0), row(1), row(2), row(3));
-    let (t0, t1) = (_mm256_unpacklo_epi64(r0, r1), _mm256_unpackhi_epi64(r0, r1));
-    let (t2, t3) = (_mm256_unpacklo_epi64(r2, r3), _mm256_unpackhi_epi64(r2, r3));
-    let out = [
-        _mm256_permute2x128_si256::<0x20>(t0, t2),
-        _mm256_permute2x128_si256::<0x20>(t1, t3),
-        _mm256_permute2x128_si256::<0x31>(t0, t2),
-        _mm256_permute2x128_si256::<0x31>(t1, t3),
-    ];
-    for (i, v) in out.into_iter().enumerate() {
+    let rows = std::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.offset(j as isize * b_src).cast()) });
+    for (i, v) in transpose4x8(rows).into_iter().enumerate() {
         // SAFETY: row i of the destination tile is 32 bytes at dst + i * a_dst (the caller's contract).
         unsafe { _mm256_storeu_si256(dst.offset(i as isize * a_dst).cast(), v) };
     }
