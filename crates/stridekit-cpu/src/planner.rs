@@ -13,7 +13,9 @@
 //!    this machine's hardware prefetcher needs (a copy reading 1 KiB rows bottom-up runs at a third of the speed),
 //!    while streaming stores do not care about direction.
 //!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
-//!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes.
+//!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes; and loops
+//!    that read again, from beyond the reuse budget, the lines of one call go innermost
+//!    ([`crate::reuse::rereading_loops_inside`]).
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block (to adjacent steps, or to steps spaced by the output's padding).
 //! 4. **Tile for source reuse** ([`crate::reuse`]): when an outer loop reads again, from beyond the cache, bytes the

@@ -59,7 +59,8 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
 /// re-reads within `budget`. Tiles of the kernel cannot do that when even one of its units under the other loops
 /// reads more: 12 bytes of each of 29 pixels 1056 bytes apart, read again 44 times 12 bytes further under 3432 calls
 /// (sweep3_142 of `--sweep 200 --seed 3`), re-read every line from memory, 7 MiB later; innermost, the 44 steps read
-/// the same 29 lines from L1 (0.61 of the time; `docs/PERFORMANCE.md`, twenty-eighth round). Broadcast loops
+/// the same 29 lines from L1 (0.57 of the time; two more sweep cases 0.50 and 0.49, one 1.05-1.14; `docs/PERFORMANCE.md`,
+/// twenty-eighth round). Broadcast loops
 /// (step 0) are left to the planner's replication. Returns whether the order changed.
 pub(crate) fn rereading_loops_inside(
     outer: &mut Vec<Dim>,

@@ -33,6 +33,11 @@ pub(crate) fn transpose_short_fits(na: usize, nb: usize, b_src: isize, e: usize)
 /// 2-byte elements, 32 of the others) at each pixel, the square transpose of `x86/tiles.rs` in registers, and the
 /// first `na` of its rows stored. The gather tiles this replaces gather each of the `na` rows element by element:
 /// 12 channels of 29 bytes under a reversed pixel order (sweep3_142 of `--sweep 200 --seed 3`) ran at 2.6 GB/s.
+/// Over the 24 sweep cases of fewer rows than a tile (seeds 1-4), 0.91 of the time with these tiles for every
+/// pixel distance, six alternating rounds: 2 u16 of pixels 288 bytes apart 0.57 (sweep4_141), 3 u64 0.68
+/// (sweep2_128), 7 u16 0.68 (sweep4_157), 3 f32 0.72 (sweep3_047), 12 bytes 0.76 (sweep3_142, and 0.39 with its
+/// loops reordered, `reuse::rereading_loops_inside`); pixels nearer than a line of wider elements lost (see
+/// [`SHORT_MIN_PIXEL_BYTES`]).
 ///
 /// A load reads past a pixel's `na` elements: into the bytes up to the next pixel, or past the highest pixel of the
 /// call. Pixels whose load would end beyond the call's highest source byte (the last element of its highest pixel)

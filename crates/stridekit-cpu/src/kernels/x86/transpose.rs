@@ -315,10 +315,10 @@ const PARTNER_PIXELS: usize = 64;
 /// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) out of `nb` source
 /// pixels `b_src` bytes apart, whose `na` elements of `e` bytes are contiguous: 4-byte elements (4-7 rows, fewer
 /// than [`transpose_avx2`]'s tile of 8, at least the partner tiles' 4) where the table's partner tiles fit
-/// ([`table_tiles_fit`]), and the offsets of a call fit `i32`. Bytes are left to the gather tiles: 4-15 rows of
-/// them through the short tiles ran 1.9x and 2.1x slower on the two sweep cases that took them (sweep3_142, 12
-/// channels of 29 pixels a call; sweep3_072, 5 of 10-byte pixels, which the gather kernel shuffles), as 2-byte
-/// rows had as table partners.
+/// ([`table_tiles_fit`]), and the offsets of a call fit `i32`. Bytes are not taken: 4-15 rows of them through
+/// these tiles ran 1.9x and 2.1x slower than the gather tiles on the two sweep cases that took them (sweep3_142, 12
+/// channels of 29 pixels a call; sweep3_072, 5 of 10-byte pixels), as 2-byte rows had as table partners; they go to
+/// the short tiles (`x86/short.rs`), one register transpose per tile of pixels.
 pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: isize, e: usize) -> bool {
     let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
     e == 4 && table_tiles_fit(nb, na, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
