@@ -59,9 +59,10 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
 /// re-reads within `budget`. Tiles of the kernel cannot do that when even one of its units under the other loops
 /// reads more: 12 bytes of each of 29 pixels 1056 bytes apart, read again 44 times 12 bytes further under 3432 calls
 /// (sweep3_142 of `--sweep 200 --seed 3`), re-read every line from memory, 7 MiB later; innermost, the 44 steps read
-/// the same 29 lines from L1 (0.57 of the time; two more sweep cases 0.50 and 0.49, one 1.05-1.14; `docs/PERFORMANCE.md`,
-/// twenty-eighth round). Broadcast loops
-/// (step 0) are left to the planner's replication. Returns whether the order changed.
+/// the same 29 lines from L1 (0.57 of the time; two more sweep cases 0.50 and 0.49, one 1.05-1.14;
+/// `docs/PERFORMANCE.md`, twenty-eighth round). Nothing moves when a loop broadcasts (step 0): the planner's
+/// replication of such a loop needs the contiguous blocks of the loops inside it, which a moved loop could break.
+/// Returns whether the order changed.
 pub(crate) fn rereading_loops_inside(
     outer: &mut Vec<Dim>,
     inner: Inner,
@@ -69,11 +70,14 @@ pub(crate) fn rereading_loops_inside(
     esize: usize,
     budget: usize,
 ) -> bool {
+    if outer.iter().any(|d| d.src == 0) {
+        return false;
+    }
     let kernel = kernel_reads(inner, table, esize);
     if reread_distance(outer, kernel).is_none_or(|d| d <= budget) {
         return false;
     }
-    let (rereading, others): (Vec<Dim>, Vec<Dim>) = outer.iter().partition(|d| d.src != 0 && kernel.overlaps(d.src));
+    let (rereading, others): (Vec<Dim>, Vec<Dim>) = outer.iter().partition(|d| kernel.overlaps(d.src));
     if rereading.is_empty() || others.is_empty() {
         return false;
     }
@@ -233,11 +237,13 @@ mod tests {
         assert!(!rereading_loops_inside(&mut outer, call, None, 1, 64 << 10));
         let mut near = vec![dim(44, 12), dim(4, 30_624)];
         assert!(!rereading_loops_inside(&mut near, call, None, 1, 64 << 10));
-        // Steps of a line or more re-read nothing; a broadcast loop is left to the replication.
+        // Steps of a line or more re-read nothing; nothing moves beside a broadcast loop (left to the replication).
         let mut apart = vec![dim(44, 64), dim(22, 122_496), dim(39, 2_694_912)];
         assert!(!rereading_loops_inside(&mut apart, call, None, 1, 64 << 10));
         let mut broadcast = vec![dim(44, 0), dim(22, 122_496), dim(39, 2_694_912)];
         assert!(!rereading_loops_inside(&mut broadcast, call, None, 1, 64 << 10));
+        let mut beside = vec![dim(44, 12), dim(22, 122_496), dim(39, 2_694_912), dim(3, 0), dim(4, 30_624)];
+        assert!(!rereading_loops_inside(&mut beside, call, None, 1, 64 << 10));
     }
 
     #[test]

@@ -44,9 +44,10 @@ pub(crate) fn transpose_short_fits(na: usize, nb: usize, b_src: isize, e: usize)
 /// are first copied to a stack buffer, so that no load leaves the bytes between the call's source elements.
 ///
 /// # Safety
-/// AVX2 is available; `na` is at most a tile and `nb` at least one ([`transpose_short_fits`] gives more); every source element `(a, b)` and destination element
-/// `(a, b)` for `a < na`, `b < nb` is valid, and so is every byte between the lowest and the highest source element
-/// (inside the allocation, read and discarded); the destination rows do not overlap each other or the source.
+/// AVX2 is available; `na` is at most a tile and `nb` at least one ([`transpose_short_fits`] gives more); every
+/// source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is valid, and so is every byte
+/// between the lowest and the highest source element (inside the allocation, read and discarded); the destination
+/// rows do not overlap each other or the source.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn transpose_short<T: Elem>(
     src: *const u8,
@@ -74,7 +75,7 @@ pub(crate) unsafe fn transpose_short<T: Elem>(
         for (j, row) in rows[..tile].iter_mut().enumerate() {
             let at = (tb + j) as isize * b_src;
             if ahead {
-                prefetch_line(src.wrapping_offset(at + 2 * tile as isize * b_src));
+                prefetch_line(src.wrapping_offset(at.wrapping_add((2 * tile as isize).wrapping_mul(b_src))));
             }
             *row = if at + width as isize <= end {
                 // In range: at >= the lowest pixel's offset, and the load ends at or before `end`.
