@@ -3,6 +3,7 @@
 
 use super::prefetch::prefetch_line;
 use super::tiles::{network16, tile_size, transpose4x8, transpose8x4};
+use super::transpose::pixels_end;
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 
@@ -60,10 +61,9 @@ pub(crate) unsafe fn transpose_short<T: Elem>(
     let e = T::SIZE;
     let tile = tile_size(e);
     debug_assert!(na <= tile && nb >= tile);
-    // Bytes of a pixel's load, and the end of the call's source from `src` (past the last element of the highest
-    // pixel).
+    // Bytes of a pixel's load, and the end of the call's source from `src`.
     let width = if e <= 2 { 16 } else { 32 };
-    let end = b_src.max(0) * (nb - 1) as isize + (na * e) as isize;
+    let end = pixels_end(na, nb, b_src, e);
     // Pixels a line or more apart are a stream each: request each pixel's line two tiles ahead.
     let ahead = b_src.unsigned_abs() >= 64;
     let mut buffer = [[0u8; 32]; 16];
@@ -138,6 +138,7 @@ unsafe fn short_tile<T: Elem>(rows: &[*const u8; 16], dst: *mut u8, a_dst: isize
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::x86::tiles::assert_transposed;
 
     #[test]
     fn short_tiles_take_fewer_rows_than_a_tile_of_bytes_or_of_pixels_a_line_apart() {
@@ -180,17 +181,8 @@ mod tests {
                     unsafe {
                         transpose_short::<T>(src.as_ptr().add(s0), dst.as_mut_ptr(), na, a_dst as isize, nb, b_src)
                     };
-                    for a in 0..na {
-                        for b in 0..nb {
-                            let at = (s0 as isize + (a * e) as isize + b as isize * b_src) as usize;
-                            let to = a * a_dst + b * e;
-                            assert_eq!(
-                                dst[to..to + e],
-                                src[at..at + e],
-                                "{e}-byte {na} rows, ({a}, {b}), pad {pad} back {back}"
-                            );
-                        }
-                    }
+                    let what = format!("{na} rows, pad {pad} back {back}");
+                    assert_transposed(&src, (s0, e as isize, b_src), &dst, (0, a_dst as isize), (na, nb, e), &what);
                 }
             }
         }

@@ -159,3 +159,24 @@ pub(crate) unsafe fn tile_for<T: Elem>(src: *const u8, dst: *mut u8, a_dst: isiz
         }
     }
 }
+
+/// Test support for the transposes of `x86/`: asserts that every element `(a, b)`, `a < na`, `b < nb`, of `e` bytes at
+/// `s0 + a * a_src + b * b_src` in `src` is at `d0 + a * a_dst + b * e` in `dst` (byte offsets), naming `what` and
+/// the element on failure.
+#[cfg(test)]
+pub(crate) fn assert_transposed(
+    src: &[u8],
+    (s0, a_src, b_src): (usize, isize, isize),
+    dst: &[u8],
+    (d0, a_dst): (usize, isize),
+    (na, nb, e): (usize, usize, usize),
+    what: &str,
+) {
+    for a in 0..na {
+        for b in 0..nb {
+            let at = (s0 as isize + a as isize * a_src + b as isize * b_src) as usize;
+            let to = (d0 as isize + a as isize * a_dst) as usize + b * e;
+            assert_eq!(dst[to..to + e], src[at..at + e], "{what}: {e}-byte element ({a}, {b})");
+        }
+    }
+}

@@ -308,6 +308,13 @@ unsafe fn transpose_chunks<T: Elem>(
     }
 }
 
+/// The end of the source of a transpose out of `nb` pixels `b_src` bytes apart, from its first pixel: past the `na`
+/// elements of `e` bytes of its highest pixel. The partner and short tiles load whole vectors at pixels and take
+/// loads that would pass it from a copy instead.
+pub(crate) fn pixels_end(na: usize, nb: usize, b_src: isize, e: usize) -> isize {
+    b_src.max(0) * (nb - 1) as isize + (na * e) as isize
+}
+
 /// Source pixels per call of the partner tiles in [`transpose_partner`]: their offsets (`b * b_src`) are built on
 /// the stack, up to a tile more for the last call so that no call has fewer than a tile.
 const PARTNER_PIXELS: usize = 64;
@@ -345,8 +352,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
     b_src: isize,
 ) {
     let e = T::SIZE;
-    // The end of the call's source from `src`: the elements of its highest pixel.
-    let end = b_src.max(0) * (nb - 1) as isize + (na * e) as isize;
+    let end = pixels_end(na, nb, b_src, e);
     let ahead = nb.saturating_mul(b_src.unsigned_abs()) > SPREAD_BYTES;
     let mut offsets = [0i32; PARTNER_PIXELS + 16];
     let mut b0 = 0;
@@ -370,6 +376,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::kernels::x86::tiles::assert_transposed;
 
     #[test]
     fn tiles_take_a_tile_of_rows_or_narrow_pixels_into_a_contiguous_destination() {
@@ -428,17 +435,8 @@ mod tests {
                 // when backwards); destination element (a, b) at d0 + a ad + b e inside `dst`; na, nb at least a
                 // tile; no overlap.
                 unsafe { transpose_strips::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src) };
-                for a in 0..na {
-                    for b in 0..nb {
-                        let at = (s0 as isize + (a * e) as isize + b as isize * b_src) as usize;
-                        let to = (d0 as isize + a as isize * ad) as usize + b * e;
-                        assert_eq!(
-                            dst[to..to + e],
-                            src[at..at + e],
-                            "{e}-byte ({a}, {b}), backwards {b_back} {a_back}"
-                        );
-                    }
-                }
+                let what = format!("backwards {b_back} {a_back}");
+                assert_transposed(&src, (s0, e as isize, b_src), &dst, (d0, ad), (na, nb, e), &what);
             }
         }
         check::<u8>();
