@@ -420,7 +420,7 @@ impl Program {
         if inner_dst_contiguous && inner_block_bytes >= READ_ORDER_MIN_BLOCK && outer.iter().all(|d| d.src != 0) {
             outer.sort_by_key(|d| std::cmp::Reverse(d.src.unsigned_abs()));
         }
-        // Loops that re-read a call's lines from beyond the cache where they are go innermost.
+        // Loops that re-read the lines of one call from beyond the reuse budget where they are go innermost.
         crate::reuse::rereading_loops_inside(&mut outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
         let moved = moved_bytes(&copy);
         // Step 2: flip backward outer loops when streaming stores will be used.
