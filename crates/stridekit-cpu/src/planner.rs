@@ -100,6 +100,7 @@ fn call_of(t: &TablePlan) -> TableCall {
         block: t.block,
         hull: t.hull,
         na: 1,
+        a_src: 0,
         a_dst: 0,
     }
 }
@@ -112,36 +113,79 @@ fn call_of(t: &TablePlan) -> TableCall {
 /// whole tile of partner steps, instead of being read again (usually from memory) at every step of an outer loop
 /// (u16 pairs 1 KiB apart under 25 output planes: 0.04 of the roofline). A partner shorter than a tile
 /// ([`short_partner`]: pixels of a few channels into planes) only when the table has no shuffle form (`shuffles`).
+///
+/// Without such a dimension, one that reads the previous element or every second to fourth element either way
+/// (source stride -1, +-2, +-3 or +-4), the nearest first, for a table without a shuffle form (whose chunks do
+/// better than tiles: 1.1x the time over an outer loop of 8 u32 steps 2 apart, sweep2_146): reversed channels, or
+/// bytes every other one from rows far apart, a tile of whose steps the tiles gather from the 32-64 bytes they
+/// span ([`partner_step`]; more than a tile of steps when they are spaced). A partner that reads backwards is
+/// flipped by the caller ([`forwards`]).
 fn table_partner(dims: &[PDim], call: &TableCall, esize: usize, shuffles: bool) -> Option<usize> {
     let tile = 16 / esize;
     let contiguous = call.rows == 1 || call.row_dst == (call.block * esize) as isize;
     let fits = matches!(esize, 1 | 2 | 4) && contiguous;
     let wide = call.per * call.block >= tile;
     let narrow = |d: &PDim| {
-        let step = d.dst.checked_mul(esize as i64).and_then(|b| isize::try_from(b).ok());
+        let step = forwards(d).dst.checked_mul(esize as i64).and_then(|b| isize::try_from(b).ok());
         call.rows <= call.per && step.is_some_and(|b| narrow_partner(call.rows * call.block, b, esize))
     };
     // A shorter partner ([`short_partner`]) over passes of a tile or more whose table has no shuffle form.
     let short = |d: &PDim| wide && !shuffles && usize::try_from(d.n).is_ok_and(|n| short_partner(n, esize));
+    // The other partners not over a broadcast row either, which computes one pass and copies it
+    // (`portable::table`): the partner's tiles would run every row (39 u16 steps 2 apart over 370 broadcast rows of
+    // 6 elements: 2.4x the time, sweep1_048).
+    let others = !shuffles && (call.rows == 1 || call.row_src != 0);
+    let takes = |d: &PDim| match d.src.unsigned_abs() {
+        1 if d.src > 0 => (d.n >= tile as u64 && (wide || narrow(d))) || short(d),
+        1 => others && ((d.n >= tile as u64 && (wide || narrow(d))) || short(d)),
+        2..=4 => others && d.n > tile as u64 && (wide || narrow(d)),
+        _ => false,
+    };
+    if !fits {
+        return None;
+    }
     // The innermost such dimension (its destination stride is the smallest).
-    (0..dims.len()).rev().find(|&i| {
-        fits && dims[i].src == 1 && ((dims[i].n >= tile as u64 && (wide || narrow(&dims[i]))) || short(&dims[i]))
+    let adjacent = (0..dims.len()).rev().find(|&i| dims[i].src == 1 && takes(&dims[i]));
+    adjacent.or_else(|| {
+        (0..dims.len())
+            .rev()
+            .filter(|&i| dims[i].src != 1 && takes(&dims[i]))
+            .min_by_key(|&i| dims[i].src.unsigned_abs())
     })
 }
 
+/// A partner dimension as the table's partner tiles take it, reading forwards: one that reads backwards walks its
+/// steps from the last, so both of its strides change sign ([`Program::compile`] moves the call's pointers to that
+/// step).
+fn forwards(d: &PDim) -> PDim {
+    match d.src < 0 {
+        true => PDim { n: d.n, src: -d.src, dst: -d.dst },
+        false => *d,
+    }
+}
+
 /// Whether the row dimension a table fused is better taken as its partner ([`table_partner`]): it reads the next
-/// element (the rows of a pass read the same lines, one element further on), the passes have no shuffle form (their
-/// offsets would be walked one element at a time), and the block and the rows are each at least a tile of the
-/// partner tiles, which then read 16 bytes of rows per offset and transpose them in registers (f16 pairs reversed
-/// 56 elements apart, 44 to a block, 22 rows a call: 0.16 of the roofline walked), or a shorter block whose rows
-/// are contiguous in the destination ([`narrow_partner`]).
+/// element or one 1-4 elements away (the rows of a pass read the same lines, a few elements further on), the
+/// passes have no shuffle form (their offsets would be walked one element at a time), and the block and the rows
+/// are each at least a tile of the partner tiles, which then gather a tile of rows per offset and transpose them
+/// in registers (f16 pairs reversed 56 elements apart, 44 to a block, 22 rows a call: 0.16 of the roofline
+/// walked), or a shorter block whose rows are contiguous in the destination ([`narrow_partner`]). The caller
+/// keeps the fused rows unless [`table_partner`] then takes them.
 fn rows_as_partner(t: &TablePlan, esize: usize) -> bool {
+    let e = esize as isize;
     matches!(esize, 1 | 2 | 4)
         && t.table.chunks.is_none()
         && t.table.row_shuffle.is_none()
-        && t.row_src == esize as isize
+        && t.row_src % e == 0
+        && (1..=4).contains(&(t.row_src / e).unsigned_abs())
         && t.rows >= 16 / esize
-        && (t.block * esize >= 16 || narrow_partner(t.block, t.row_dst, esize))
+        && (t.block * esize >= 16 || narrow_partner(t.block, forwards_bytes(t.row_src, t.row_dst), esize))
+}
+
+/// The destination step of a partner reading `src` bytes on and writing `dst` bytes on, once read forwards
+/// ([`forwards`]).
+fn forwards_bytes(src: isize, dst: isize) -> isize {
+    if src < 0 { -dst } else { dst }
 }
 
 /// The bytes moved from which a copy streams its stores: [`ExecOptions::non_temporal_min_bytes`], and half as much
@@ -382,31 +426,44 @@ impl Program {
                 if options.simd && built.as_ref().is_some_and(|t| rows_as_partner(t, esize)) {
                     let mut block_dims = all;
                     if let Some(t) = TablePlan::build_block(&mut block_dims, esize, true) {
-                        (built, tdims) = (Some(t), block_dims);
+                        // The rows, now the innermost dimension around the block, must become its partner.
+                        let rows = dims_of(&block_dims);
+                        if table_partner(&rows, &call_of(&t), esize, t.table.shuffles()) == Some(rows.len() - 1) {
+                            (built, tdims) = (Some(t), block_dims);
+                        }
                     }
                 }
                 // A transpose proper keeps its tiles unless the table takes its partner, a whole tile of steps
                 // (`na >= 16 / esize` above): `shuffles` is passed as true so that no short partner counts.
                 match built {
                     Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize, true).is_none() => {
-                        (inner, None, 0)
+                        (inner, None, (0, 0))
                     }
                     Some(t) => {
                         // The table took the innermost dimensions; the outer ones are the first `tdims.len()`.
                         dims = dims_of(&tdims);
                         let mut call = call_of(&t);
+                        let mut shift = (t.shift, 0);
                         if options.simd
                             && let Some(i) = table_partner(&dims, &call, esize, t.table.shuffles())
                         {
                             let a = dims.remove(i);
-                            (call.na, call.a_dst) = (count(a.n)?, bytes(a.dst)?);
+                            // A backward partner starts at its last step: the source and destination pointers move
+                            // there, and it walks back forwards.
+                            if a.src < 0 {
+                                let last = a.n.checked_sub(1).and_then(|n| i64::try_from(n).ok())?;
+                                shift.0 = shift.0.checked_add(last.checked_mul(a.src)?)?;
+                                shift.1 = last.checked_mul(a.dst)?;
+                            }
+                            let a = forwards(&a);
+                            (call.na, call.a_src, call.a_dst) = (count(a.n)?, bytes(a.src)?, bytes(a.dst)?);
                         }
-                        (Inner::Table(call), Some(Arc::new(t.table)), t.shift)
+                        (Inner::Table(call), Some(Arc::new(t.table)), shift)
                     }
-                    None => (inner, None, 0),
+                    None => (inner, None, (0, 0)),
                 }
             }
-            false => (inner, None, 0),
+            false => (inner, None, (0, 0)),
         };
         let (inner_dst_contiguous, inner_block_bytes) = inner.dst_block(esize)?;
         let mut outer = Vec::with_capacity(dims.len());
@@ -424,9 +481,9 @@ impl Program {
         crate::reuse::rereading_loops_inside(&mut outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
         let moved = moved_bytes(&copy);
         // Step 2: flip backward outer loops when streaming stores will be used.
-        let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift)?;
+        let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift.0)?;
         let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
-        let mut dst_start = 0isize;
+        let mut dst_start = bytes(shift.1)?;
         let streaming = options.simd && moved >= streaming_min_bytes(inner, outer.is_empty(), options) as u64;
         if streaming {
             for d in outer.iter_mut().filter(|d| d.src < 0) {
@@ -497,7 +554,7 @@ impl Program {
                     c.block, c.hull, c.rows, c.row_src, c.row_dst, c.per
                 );
                 if c.na > 1 {
-                    t += &format!(" partner {}:{e}/{}", c.na, c.a_dst);
+                    t += &format!(" partner {}:{}/{}", c.na, c.a_src, c.a_dst);
                 }
                 t
             }
@@ -563,10 +620,11 @@ mod tests {
     fn pixels_of_a_few_channels_into_planes_take_the_channels_as_a_short_partner() {
         // sweep1_001's shape, whole: pixels of c channels, 43 to a row, into c planes, each plane's 18-element runs
         // read a row apart (bytes: 16 windows per chunk, u16: no cover either: no shuffle form). From 4 channels of
-        // bytes the channels are the table's partner (short tiles); 3 channels, and u16 ones, stay an outer loop.
+        // bytes the channels are the table's partner (short tiles); with 3 channels the 43 pixels, 3 elements apart
+        // (spaced tiles: 0.09-0.11 -> 0.10-0.15 of the roofline over 4-400 rows, four alternating runs).
         let r = 4;
         let (u8, u16) = (DataType::Uint8, DataType::Uint16);
-        for (dt, c, na) in [(u8, 5, 5), (u8, 4, 4), (u8, 7, 7), (u8, 3, 1), (u16, 3, 1)] {
+        for (dt, c, na) in [(u8, 5, 5), (u8, 4, 4), (u8, 7, 7), (u8, 3, 43), (u16, 3, 43)] {
             let sizes = [r, 18, 43, c];
             let p = compile(dt, &sizes, None, &[1; 4], &sizes, Some(&[774, 1, 18, r * 774]));
             match p.inner {
@@ -577,13 +635,29 @@ mod tests {
     }
 
     #[test]
+    fn backward_partners_start_at_their_last_step_and_write_backwards() {
+        // Every other pixel of 37 channels, 19 of them every second one backwards, into 19 planes of 10 rows: the
+        // table of pixels takes the channels as its partner, read forwards from the last one (2 bytes a step), its
+        // planes written from the last (80 bytes a step down, from 18 planes on).
+        let p = compile(DataType::Uint8, &[10, 15, 37], None, &[1, 2, -2], &[10, 8, 19], Some(&[8, 1, 80]));
+        match p.inner {
+            Inner::Table(t) => assert_eq!((t.na, t.a_src, t.a_dst), (19, 2, -80)),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(p.dst_start, 18 * 80);
+        // The window's first pixel reads channel 36; the partner's first step (its last) channel 0.
+        assert_eq!(p.src_start % 37, 0);
+    }
+
+    #[test]
     fn transposes_of_a_table_block_under_loops_take_a_table() {
         // 64 steps of a 3 x 8 u16 transpose whose 8 source elements are 5000 apart (sweep2_198's shape, smaller):
-        // one table, its block the 24 elements of a call, the 64 steps its rows.
+        // one table, its block the 24 elements of a call, the 64 steps (4 elements apart) its partner, read by
+        // spaced tiles (0.065 -> 0.08 of the roofline; 640 steps 0.22 -> 0.23).
         let u16 = DataType::Uint16;
         let p = compile(u16, &[64, 3, 8], Some(&[4, 1, 5000]), &[1; 3], &[64, 3, 8], None);
         match p.inner {
-            Inner::Table(t) => assert_eq!((t.block, t.rows, t.na), (24, 64, 1)),
+            Inner::Table(t) => assert_eq!((t.block, t.rows, t.na, t.a_src, t.a_dst), (24, 1, 64, 8, 48)),
             other => panic!("{other:?}"),
         }
         // A call of more than a table block (3 x 48) keeps the transpose.
@@ -634,7 +708,8 @@ mod tests {
         assert_eq!(p.src_start, 255);
         // Horizontal flip of short rows: all three rows in one table block, the source pointer at the lowest byte.
         let p = compile(DataType::Uint8, &[3, 64], None, &[1, -1], &[3, 64], None);
-        let call = TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 192, hull: 192, na: 1, a_dst: 0 };
+        let call =
+            TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 192, hull: 192, na: 1, a_src: 0, a_dst: 0 };
         assert_eq!((p.outer.len(), p.inner, p.src_start), (0, Inner::Table(call), 0));
         assert_eq!(p.table.as_ref().unwrap().offsets[..3], [63, 62, 61]);
         // Stride 2 gather: the rows merge too (32 x 2 = the row pitch 64).
@@ -681,14 +756,16 @@ mod tests {
         // A stride-2 gather of 77 bytes backwards per row (more than the small runs' 64 bytes), rows 154 bytes
         // apart: a table, 13 rows per pass, rather than a gather call per row (sweep1_112).
         let p = compile(DataType::Uint8, &[16, 154], None, &[1, -2], &[16, 77], None);
-        let call = TableCall { rows: 16, row_src: 154, row_dst: 77, per: 13, block: 77, hull: 153, na: 1, a_dst: 0 };
+        let call =
+            TableCall { rows: 16, row_src: 154, row_dst: 77, per: 13, block: 77, hull: 153, na: 1, a_src: 0, a_dst: 0 };
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
         // 129 bytes per row: gathers.
         let p = compile(DataType::Uint8, &[16, 258], None, &[1, -2], &[16, 129], None);
         assert_eq!((p.outer.len(), p.inner), (1, Inner::Gather { n: 129, src: -2 }));
         // Short rows under a broadcast: a table pass of 16 rows, computed once and copied.
         let p = compile(f32, &[8, 4, 16], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 16], None);
-        let call = TableCall { rows: 32, row_src: 0, row_dst: 64, per: 16, block: 16, hull: 64, na: 1, a_dst: 0 };
+        let call =
+            TableCall { rows: 32, row_src: 0, row_dst: 64, per: 16, block: 16, hull: 64, na: 1, a_src: 0, a_dst: 0 };
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
         // Channel broadcast: a fill per channel.
         let p = compile(f32, &[2, 3, 4, 5], Some(&[0, 1, 0, 0]), &[1; 4], &[2, 3, 4, 5], None);
@@ -705,7 +782,17 @@ mod tests {
         // Pixels of 19 channels, every other one, into 19 planes: a table of the pixels with the channels as its
         // partner (each source line serves a tile of channels).
         let p = compile(DataType::Uint8, &[300, 5, 19], None, &[1, 2, 1], &[300, 3, 19], Some(&[3, 1, 900]));
-        let call = TableCall { rows: 300, row_src: 95, row_dst: 3, per: 300, block: 3, hull: 77, na: 19, a_dst: 900 };
+        let call = TableCall {
+            rows: 300,
+            row_src: 95,
+            row_dst: 3,
+            per: 300,
+            block: 3,
+            hull: 77,
+            na: 19,
+            a_src: 1,
+            a_dst: 900,
+        };
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Table(call)));
         // f16 pairs reversed 28 elements apart, 22 pairs 56 apart to a block, 22 blocks one element apart into rows
         // 44 elements apart: the passes of fused rows have no shuffle form, so the rows become the partner.
@@ -731,7 +818,7 @@ mod tests {
         assert_eq!(p.inner, Inner::Scatter { n: 40, src: -4, dst: 8 });
         // A whole copy of at most one table block: one table walk (DirectML's 4x4 examples).
         let p = compile(f32, &[4, 4], None, &[-2, 2], &[2, 2], None);
-        let call = TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 4, hull: 44, na: 1, a_dst: 0 };
+        let call = TableCall { rows: 1, row_src: 0, row_dst: 0, per: 1, block: 4, hull: 44, na: 1, a_src: 0, a_dst: 0 };
         // Rows 3 and 1 (bottom up), columns 0 and 2: the lowest source element is (1, 0), element 4.
         assert_eq!((p.outer.len(), p.inner, p.src_start), (0, Inner::Table(call), 16));
         assert_eq!(p.table.as_ref().unwrap().offsets, [32, 40, 0, 8]);

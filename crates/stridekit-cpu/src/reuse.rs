@@ -152,7 +152,7 @@ fn reread_distance(outer: &[Dim], kernel: Reads) -> Option<usize> {
 /// its offsets (each extended over the partner's steps).
 fn kernel_reads(inner: Inner, table: Option<&Table>, esize: usize) -> Reads {
     if let (Inner::Table(c), Some(t)) = (inner, table) {
-        let reach = esize + c.na.saturating_sub(1) * esize;
+        let reach = esize + c.na.saturating_sub(1) * c.a_src.unsigned_abs();
         return row_reads(&t.offsets[..c.block.min(t.offsets.len())], reach).walk(c.rows, c.row_src);
     }
     let mut walks = inner.footprint(esize).src;
@@ -265,8 +265,17 @@ mod tests {
         let offsets: Vec<i32> = (0..32).flat_map(|r| (0..4).map(move |k| r * 68120 + k * 5240)).collect();
         let table =
             Table { offsets, chunks: None, chunks64: None, lines: Vec::new(), followed: false, row_shuffle: None };
-        let call =
-            TableCall { rows: 1735, row_src: 68120, row_dst: 32, per: 32, block: 4, hull: 15728, na: 1, a_dst: 0 };
+        let call = TableCall {
+            rows: 1735,
+            row_src: 68120,
+            row_dst: 32,
+            per: 32,
+            block: 4,
+            hull: 15728,
+            na: 1,
+            a_src: 0,
+            a_dst: 0,
+        };
         let pass = kernel_reads(Inner::Table(TableCall { rows: 32, ..call }), Some(&table), 8);
         assert_eq!(pass, Reads { bytes: 32 * 4 * 64, dense: 8 });
         // Under a loop 8 bytes apart (the same lines) the whole call re-reads 434 KiB per step: tiles of whole
@@ -274,7 +283,7 @@ mod tests {
         let t = tile(&[dim(39, 120), dim(5, 8)], Inner::Table(call), Some(&table), 8, 256 << 10).unwrap();
         assert!(t.is_multiple_of(32) && t < 1735 && t * 256 <= 256 << 10, "{t}");
         // With a partner of 167 steps each element reads 334 bytes: a loop 696 bytes apart reads other lines.
-        let partner = TableCall { rows: 154, row_src: 10440, na: 167, a_dst: 2772, ..call };
+        let partner = TableCall { rows: 154, row_src: 10440, na: 167, a_src: 2, a_dst: 2772, ..call };
         assert_eq!(tile(&[dim(11, 696)], Inner::Table(partner), Some(&table), 2, 1 << 10), None);
     }
 
@@ -291,7 +300,8 @@ mod tests {
             followed: false,
             row_shuffle: None,
         };
-        let call = TableCall { rows: 6, row_src: -132, row_dst: 140, per: 1, block: 6, hull: 12, na: 1, a_dst: 0 };
+        let call =
+            TableCall { rows: 6, row_src: -132, row_dst: 140, per: 1, block: 6, hull: 12, na: 1, a_src: 0, a_dst: 0 };
         let outer = [dim(3, 48), dim(31, 11880), dim(9, 792), dim(4, 463320)];
         let narrow = table((0..6).map(|k| 2 * k).collect());
         assert_eq!(tile(&outer, Inner::Table(call), Some(&narrow), 2, 64 << 10), None);

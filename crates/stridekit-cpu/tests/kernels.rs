@@ -642,6 +642,32 @@ fn table_partners_transpose_in_tiles() {
     }
 }
 
+#[test]
+fn table_partners_of_spaced_and_backward_steps() {
+    // Every k-th channel of channel-last pixels, or the channels reversed (k = -1), into planes: the channel
+    // dimension reads 1-4 elements away, and the table of pixels takes it as its partner (backward partners start
+    // at their last step, and write their planes from the last). Pixels every other one from rows read either way;
+    // planes contiguous and padded; more partner steps than a tile of every element size (16 bytes of elements),
+    // and a ragged count.
+    let rows: u32 = if cfg!(miri) { 4 } else { 40 };
+    let planes: &[u32] = if cfg!(miri) { &[17] } else { &[17, 37] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for &pc in planes {
+            for k in [-1i32, 2, -2, 3, 4, -4] {
+                let c = (pc - 1) * k.unsigned_abs() + 1;
+                for (n, s, rs) in [(8u32, 2i32, 1i32), (9, -1, -1)] {
+                    let width = (n - 1) * s.unsigned_abs() + 1;
+                    let input = [rows, width, c];
+                    let out = [rows, n, pc];
+                    let plane = rows * n;
+                    case(dt, &input, None, &[0; 3], &input, &[rs, s, k], &out, Some(&[n, 1, plane]));
+                    case(dt, &input, None, &[0; 3], &input, &[rs, s, k], &out, Some(&[n, 1, plane + 5]));
+                }
+            }
+        }
+    }
+}
+
 /// The kernel the CPU planner picks for the whole window of `sizes` with these strides (default options).
 fn kernel_of(dt: DataType, sizes: &[u32], in_strides: Option<&[u32]>, out_strides: Option<&[u32]>) -> &'static str {
     let desc = Slice1Desc {

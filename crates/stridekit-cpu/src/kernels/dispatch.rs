@@ -375,7 +375,7 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
             // jumps, and `src` is the distance between the calls' pointers.
             Inner::Table(c) => {
                 let (lo, hi) = crate::table::pass_interval(c.rows, c.row_src, c.hull);
-                (0, hi - lo + (c.na.max(1) - 1) as isize * e, 1, 0)
+                (0, hi - lo + (c.na.max(1) - 1) as isize * c.a_src, 1, 0)
             }
             _ => return None,
         };
@@ -746,6 +746,7 @@ mod tests {
             block: 128,
             hull: 2426,
             na: 1,
+            a_src: 0,
             a_dst: 0,
         });
         let next = next_call(&program(vec![dim(16224, 512)], t), Simd::Avx2).unwrap();

@@ -8,7 +8,7 @@
 
 use super::prefetch::prefetch_bytes;
 use crate::kernels::Elem;
-use crate::kernels::portable::table::{narrow_partner, short_partner};
+use crate::kernels::portable::table::{narrow_partner, partner_step, short_partner};
 use crate::kernels::spread::Spread;
 use crate::table::{Chunks, Chunks64, RowShuffle};
 use std::arch::x86_64::*;
@@ -304,129 +304,232 @@ unsafe fn store<const W: usize>(p: *mut u8, v: __m128i) {
     }
 }
 
-/// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps `a_dst` bytes
-/// apart: 1-, 2- or 4-byte elements, at least a tile (16 bytes of elements) of partner steps, and at least a tile of
-/// elements, or fewer over contiguous partner rows ([`narrow_partner`]); or a shorter partner ([`short_partner`])
-/// over at least a tile of elements.
+/// Whether [`table_tiles`] takes a pass of `n` elements of `e` bytes under a partner of `na` steps `a_src` bytes
+/// apart in the source and `a_dst` apart in the destination: 1-, 2- or 4-byte elements, a step of 1-4 elements
+/// ([`partner_step`]), at least a tile (16 bytes of elements) of partner steps, and at least a tile of elements,
+/// or fewer over contiguous partner rows ([`narrow_partner`]); or a shorter partner ([`short_partner`]) of
+/// adjacent elements over at least a tile of elements. A partner of spaced steps (2-4 elements apart) needs more
+/// than a tile of steps: its tiles' windows reach past their last step (see [`Steps`]).
 #[inline]
-pub(crate) fn table_tiles_fit(n: usize, na: usize, a_dst: isize, e: usize) -> bool {
+pub(crate) fn table_tiles_fit(n: usize, na: usize, a_src: isize, a_dst: isize, e: usize) -> bool {
     let tile = 16 / e;
+    let adjacent = a_src == e as isize;
     matches!(e, 1 | 2 | 4)
-        && ((na >= tile && (n >= tile || narrow_partner(n, a_dst, e))) || (short_partner(na, e) && n >= tile))
+        && partner_step(a_src, e)
+        && ((na >= tile && (adjacent || na > tile) && (n >= tile || narrow_partner(n, a_dst, e)))
+            || (adjacent && short_partner(na, e) && n >= tile))
 }
 
-/// The partner form of a table pass: `dst[a * a_dst + j] = src[offsets[j] + a]` (element units for `j` and `a`,
-/// bytes for the offsets and `a_dst`) for `j < offsets.len()`, `a < na`. Square tiles of `N = 16 / size_of T`
-/// offsets by `N` partner steps: one 16-byte load per offset (its `N` partner steps), an in-register transpose,
-/// one 16-byte store per partner step (its `N` contiguous destination elements). The last tile of each side
-/// overlaps its predecessor when the count is not a multiple of `N` (those elements are written twice, with the
-/// same values). Fewer than `N` offsets over contiguous partner rows take the narrow tiles ([`tiles_narrow`]),
-/// fewer than `N` partner steps the short tiles ([`tiles_short`]), which load 16 bytes from an offset only when
-/// they end at or below `end`.
+/// The partner form of a table pass: `dst[a * a_dst + j] = src[offsets[j] + a * a_src]` (element units for `j`,
+/// bytes for the offsets, `a_src` and `a_dst`) for `j < offsets.len()`, `a < na`. Square tiles of
+/// `N = 16 / size_of T` offsets by `N` partner steps: per offset, one 16-byte load of its `N` steps (adjacent
+/// elements) or the `K` loads and byte shuffles that gather them from the `16 K` bytes they span (steps `K`
+/// elements apart, [`Steps`]), an in-register transpose, one 16-byte store per partner step (its `N` contiguous
+/// destination elements). The last tile of each side overlaps its predecessor when the count is not a multiple of
+/// `N` (those elements are written twice, with the same values). Fewer than `N` offsets over contiguous partner
+/// rows take the narrow tiles ([`tiles_narrow`]), fewer than `N` adjacent partner steps the short tiles
+/// ([`tiles_short`]), which load 16 bytes from an offset only when they end at or below `end`.
 ///
 /// # Safety
 /// AVX2 is available; [`table_tiles_fit`] holds; for every `j` and `a < na` the element at
-/// `src + offsets[j] + a * size_of T` is readable and the one at `dst + a * a_dst + j * size_of T` writable; every
+/// `src + offsets[j] + a * a_src` is readable and the one at `dst + a * a_dst + j * size_of T` writable; every
 /// byte from the lowest `src + offsets[j]` up to `src + end` is readable; the destination rows of distinct `a` do
 /// not overlap each other or the source.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
-    let Partner { na, a_dst, ahead, .. } = p;
-    // SAFETY: forwarded; each arm's `N` is 16 / size_of T.
+    let k = p.a_src / T::SIZE as isize;
+    // SAFETY: forwarded; each arm's `N` is 16 / size_of T and its `K` the partner's step in elements.
     unsafe {
-        match T::SIZE {
-            1 if na < 16 => tiles_short::<16, 1>(src, dst, offsets, p),
-            1 => tiles_n::<16, 1>(src, dst, offsets, na, a_dst, ahead),
-            2 if na < 8 => tiles_short::<8, 2>(src, dst, offsets, p),
-            2 => tiles_n::<8, 2>(src, dst, offsets, na, a_dst, ahead),
-            _ if na < 4 => tiles_short::<4, 4>(src, dst, offsets, p),
-            _ => tiles_n::<4, 4>(src, dst, offsets, na, a_dst, ahead),
+        match (T::SIZE, k) {
+            (1, 1) if p.na < 16 => tiles_short::<16, 1>(src, dst, offsets, p),
+            (1, 1) => tiles_n::<16, 1, 1>(src, dst, offsets, p),
+            (1, 2) => tiles_n::<16, 1, 2>(src, dst, offsets, p),
+            (1, 3) => tiles_n::<16, 1, 3>(src, dst, offsets, p),
+            (1, _) => tiles_n::<16, 1, 4>(src, dst, offsets, p),
+            (2, 1) if p.na < 8 => tiles_short::<8, 2>(src, dst, offsets, p),
+            (2, 1) => tiles_n::<8, 2, 1>(src, dst, offsets, p),
+            (2, 2) => tiles_n::<8, 2, 2>(src, dst, offsets, p),
+            (2, 3) => tiles_n::<8, 2, 3>(src, dst, offsets, p),
+            (2, _) => tiles_n::<8, 2, 4>(src, dst, offsets, p),
+            (_, 1) if p.na < 4 => tiles_short::<4, 4>(src, dst, offsets, p),
+            (_, 1) => tiles_n::<4, 4, 1>(src, dst, offsets, p),
+            (_, 2) => tiles_n::<4, 4, 2>(src, dst, offsets, p),
+            (_, 3) => tiles_n::<4, 4, 3>(src, dst, offsets, p),
+            (_, _) => tiles_n::<4, 4, 4>(src, dst, offsets, p),
         }
     }
 }
 
-/// The partner of a table pass as [`table_tiles`] takes it: `na` steps, `a_dst` bytes apart in the destination;
-/// `end`, the end of the readable source from the pass's pointer (a short partner's tiles load 16 bytes from an
-/// offset only when they end at or below it); `ahead`, whether the tiles request the offsets of the tiles ahead
-/// (a pass spread wider than L1).
+/// The partner of a table pass as [`table_tiles`] takes it: `na` steps, `a_src` bytes apart in the source (1-4
+/// elements forwards) and `a_dst` bytes apart in the destination; `end`, the end of the readable source from the
+/// pass's pointer (a short partner's tiles load 16 bytes from an offset only when they end at or below it);
+/// `ahead`, whether the tiles request the offsets of the tiles ahead (a pass spread wider than L1).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Partner {
     pub na: usize,
+    pub a_src: isize,
     pub a_dst: isize,
     pub end: isize,
     pub ahead: bool,
 }
 
-/// [`table_tiles`] with `N` elements of `E` bytes per 16-byte row.
-///
-/// # Safety
-/// As for [`table_tiles`], with `N * E == 16` and `E == size_of T`.
-#[target_feature(enable = "avx2")]
-unsafe fn tiles_n<const N: usize, const E: usize>(
-    src: *const u8,
-    dst: *mut u8,
-    offsets: &[i32],
-    na: usize,
-    a_dst: isize,
-    ahead: bool,
-) {
-    let n = offsets.len();
-    if n < N {
-        // SAFETY: the caller's contract; `table_tiles_fit` with n < N is `narrow_partner`.
-        unsafe { tiles_narrow::<N, E>(src, dst, offsets, na, a_dst) };
-        return;
+/// How a tile of `N = 16 / E` partner steps `K` elements apart is read from one offset: the `16 K` bytes of a
+/// window, `K` 16-byte loads, each shuffled (`pshufb`) so that the steps it holds land in place and the rest is
+/// zero, OR-ed. A window starting at the tile's first step ends where the step after its last one starts, which
+/// only a tile followed by another step may read; the last tile's window ends with its last step instead (it
+/// starts `K - 1` elements before its first, after the step before it: such a tile is never the first), and takes
+/// masks of its own. `K == 1` is a plain load.
+struct Steps<const E: usize, const K: usize> {
+    /// Masks of a window starting at the tile's first step.
+    first: [__m128i; K],
+    /// Masks of a window ending with the tile's last step.
+    last: [__m128i; K],
+}
+
+impl<const E: usize, const K: usize> Steps<E, K> {
+    /// The masks, built from [`window_masks`].
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    fn new() -> Self {
+        let load = |m: [[u8; 16]; K]| {
+            m.map(|m| {
+                // SAFETY: `m` is 16 bytes.
+                unsafe { _mm_loadu_si128(m.as_ptr().cast()) }
+            })
+        };
+        Steps { first: load(window_masks(E, 0)), last: load(window_masks(E, (K - 1) * E)) }
     }
-    debug_assert!(N * E == 16 && n >= N && na >= N);
-    // Offsets outermost: the N lines of a tile's offsets serve every partner step while they are in L1.
-    let mut j0 = 0;
-    while j0 < n {
-        let j = j0.min(n - N);
-        if ahead {
-            request_ahead::<N, E>(src, offsets, j0, na);
+
+    /// Where the window of the tile of steps `a .. a + N` of `na` starts, relative to an offset, and its masks.
+    #[inline]
+    fn window(&self, a: usize, na: usize) -> (isize, &[__m128i; K]) {
+        let at = (a * K * E) as isize;
+        match K == 1 || a + 16 / E < na {
+            true => (at, &self.first),
+            false => (at - ((K - 1) * E) as isize, &self.last),
         }
-        let mut a0 = 0;
-        while a0 < na {
-            let a = a0.min(na - N);
-            // SAFETY: offsets j .. j + N and partner steps a .. a + N are inside the caller's ranges (j + N <= n,
-            // a + N <= na): each load reads the N elements of partner steps a .. a + N of one offset, each store
-            // writes N contiguous destination elements j .. j + N of one partner step.
-            unsafe {
-                let cols = load_tile::<N, E>(src, &offsets[j..j + N], a);
-                for (p, col) in cols.iter().enumerate() {
-                    _mm_storeu_si128(dst.offset((a + p) as isize * a_dst + (j * E) as isize).cast(), *col);
-                }
+    }
+
+    /// The `N` steps of the window at `p` (16 bytes of them).
+    ///
+    /// # Safety
+    /// AVX2 is available; the `16 K` bytes from `p` are readable.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn load(p: *const u8, masks: &[__m128i; K]) -> __m128i {
+        // SAFETY: the loads cover p .. p + 16 K, the caller's range.
+        unsafe {
+            if K == 1 {
+                return _mm_loadu_si128(p.cast());
             }
-            a0 += N;
+            let mut v = _mm_shuffle_epi8(_mm_loadu_si128(p.cast()), masks[0]);
+            for (c, m) in masks.iter().enumerate().skip(1) {
+                v = _mm_or_si128(v, _mm_shuffle_epi8(_mm_loadu_si128(p.add(16 * c).cast()), *m));
+            }
+            v
         }
-        j0 += N;
     }
 }
 
-/// [`tiles_n`] with fewer partner steps than a tile (`na < N`, [`short_partner`]) over at least a tile of offsets:
-/// each offset's 16-byte load holds its `na` partner steps and the bytes after them, and only the first `na` rows
-/// of the transpose are stored. A tile any of whose loads would end past `end` walks its offsets instead (the
-/// highest offsets of a pass: 16 bytes from them may leave the caller's range).
+/// The `pshufb` masks of a `16 K`-byte window holding `16 / e` elements of `e` bytes `K` elements apart, the first
+/// `lead` bytes in: mask `c` moves the bytes of the window's 16-byte chunk `c` to their place in the tile and
+/// zeroes the others (bit 7 set), so that the `K` shuffled chunks OR together.
+fn window_masks<const K: usize>(e: usize, lead: usize) -> [[u8; 16]; K] {
+    let mut masks = [[0x80u8; 16]; K];
+    for (c, mask) in masks.iter_mut().enumerate() {
+        for (j, m) in mask.iter_mut().enumerate() {
+            let from = lead + (j / e) * K * e + j % e;
+            if from / 16 == c {
+                *m = (from % 16) as u8;
+            }
+        }
+    }
+    masks
+}
+
+/// [`table_tiles`] with `N` elements of `E` bytes per 16-byte row, partner steps `K` elements apart.
 ///
 /// # Safety
-/// As for [`table_tiles`], with `na < N <= offsets.len()`.
+/// As for [`table_tiles`], with `N * E == 16`, `E == size_of T` and `K * E == a_src`.
+#[target_feature(enable = "avx2")]
+unsafe fn tiles_n<const N: usize, const E: usize, const K: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    offsets: &[i32],
+    p: Partner,
+) {
+    let Partner { na, a_dst, ahead, .. } = p;
+    let n = offsets.len();
+    let steps = Steps::<E, K>::new();
+    if n < N {
+        // SAFETY: the caller's contract; `table_tiles_fit` with n < N is `narrow_partner`.
+        unsafe { tiles_narrow::<N, E, K>(src, dst, offsets, na, a_dst, &steps) };
+        return;
+    }
+    debug_assert!(N * E == 16 && n >= N && na >= N && (K == 1 || na > N));
+    // Groups of partner steps outermost, then offsets: each offset's run of a group's steps is a few whole lines
+    // that its tile reads at once, and the group's destination rows are complete before the next group starts.
+    // Offsets outermost over every step would write a column of 16 bytes into every partner row per tile, the
+    // rows megabytes apart for a long partner (45 u32 rows read bottom-up, 31193 of them: 0.09 of the roofline).
+    let group = (GROUP_RUN_BYTES / (K * E)).max(N);
+    let mut g0 = 0;
+    while g0 < na {
+        let g_end = (g0 + group).min(na);
+        let mut j0 = 0;
+        while j0 < n {
+            let j = j0.min(n - N);
+            if ahead {
+                request_ahead::<N>(src, offsets, j0, (g0, g_end, group.min(na - g_end)), K * E);
+            }
+            let mut a0 = g0;
+            while a0 < g_end {
+                let a = a0.min(na - N);
+                // SAFETY: offsets j .. j + N and partner steps a .. a + N are inside the caller's ranges
+                // (j + N <= n, a + N <= na): each offset's window lies between its steps 0 and na - 1 (`Steps`),
+                // each store writes N contiguous destination elements j .. j + N of one partner step.
+                unsafe {
+                    let cols = load_tile::<N, E, K>(src, &offsets[j..j + N], steps.window(a, na));
+                    for (q, col) in cols.iter().enumerate() {
+                        _mm_storeu_si128(dst.offset((a + q) as isize * a_dst + (j * E) as isize).cast(), *col);
+                    }
+                }
+                a0 += N;
+            }
+            j0 += N;
+        }
+        g0 = g_end;
+    }
+}
+
+/// The source bytes of each offset's run of partner steps that one group of [`tiles_n`] reads (four lines).
+const GROUP_RUN_BYTES: usize = 256;
+
+/// [`tiles_n`] with fewer partner steps than a tile (`na < N`, [`short_partner`]: adjacent elements) over at least
+/// a tile of offsets: each offset's 16-byte load holds its `na` partner steps and the bytes after them, and only
+/// the first `na` rows of the transpose are stored. A tile any of whose loads would end past `end` walks its
+/// offsets instead (the highest offsets of a pass: 16 bytes from them may leave the caller's range).
+///
+/// # Safety
+/// As for [`table_tiles`], with `na < N <= offsets.len()` and `a_src == E`.
 #[target_feature(enable = "avx2")]
 unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
-    let Partner { na, a_dst, end, ahead } = p;
+    let Partner { na, a_dst, end, ahead, .. } = p;
     let n = offsets.len();
-    debug_assert!(N * E == 16 && n >= N && na < N);
+    debug_assert!(N * E == 16 && n >= N && na < N && p.a_src == E as isize);
+    let steps = Steps::<E, 1>::new();
     let mut j0 = 0;
     while j0 < n {
         let j = j0.min(n - N);
         let tile = &offsets[j..j + N];
         if ahead {
-            request_ahead::<N, E>(src, offsets, j0, na);
+            request_ahead::<N>(src, offsets, j0, (0, na, 0), E);
         }
         if tile.iter().all(|&o| o as isize + 16 <= end) {
             // SAFETY: each load reads [o, o + 16) of an offset o of the tile, which ends at or below `end` (readable
             // from the lowest offset up); each store writes the N contiguous destination elements j .. j + N
             // (j + N <= n) of a partner step a < na.
             unsafe {
-                let cols = load_tile::<N, E>(src, tile, 0);
+                let cols = load_tile::<N, E, 1>(src, tile, (0, &steps.first));
                 for (a, col) in cols.iter().enumerate().take(na) {
                     _mm_storeu_si128(dst.offset(a as isize * a_dst + (j * E) as isize).cast(), *col);
                 }
@@ -449,28 +552,47 @@ unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut 
     }
 }
 
-/// The tile of the `N` offsets `tile` at partner steps `a .. a + N`: one 16-byte load per offset (from `a`
-/// elements past it), transposed, so that column `p` holds partner step `a + p` of every offset, in tile order.
+/// The tile of the `N` offsets `tile` at the partner steps of `window` (its start relative to each offset and its
+/// masks, [`Steps::window`]): one window per offset, transposed, so that column `q` holds the tile's step `q` of
+/// every offset, in tile order.
 ///
 /// # Safety
-/// AVX2 is available; the 16 bytes from `src + o + a * E` are readable for every offset `o` of `tile`.
+/// AVX2 is available; the `16 K` bytes of the window are readable for every offset `o` of `tile`.
 #[target_feature(enable = "avx2")]
 #[inline]
-unsafe fn load_tile<const N: usize, const E: usize>(src: *const u8, tile: &[i32], a: usize) -> [__m128i; N] {
+unsafe fn load_tile<const N: usize, const E: usize, const K: usize>(
+    src: *const u8,
+    tile: &[i32],
+    (at, masks): (isize, &[__m128i; K]),
+) -> [__m128i; N] {
     let mut rows = [_mm_setzero_si128(); N];
     for (row, &o) in rows.iter_mut().zip(tile) {
         // SAFETY: the caller's contract.
-        *row = unsafe { _mm_loadu_si128(src.offset(o as isize + (a * E) as isize).cast()) };
+        *row = unsafe { Steps::<E, K>::load(src.offset(o as isize + at), masks) };
     }
     transpose::<N, E>(rows)
 }
 
-/// Requests the start of each partner run (`na` steps) of the tile [`TILES_AHEAD`] tiles after the one at `j0`:
-/// the hardware follows the rest (a contiguous run), and a long partner's whole runs would not fit L1.
+/// Requests the start of each offset's partner run (its steps of the group `g0 .. g1`, `step` bytes apart) of the
+/// tile [`TILES_AHEAD`] tiles after the one at `j0`, or, past the last offset, of the next group's first tiles
+/// (`next` steps from `g1`): the hardware follows the rest of a run (contiguous), and a long partner's whole runs
+/// would not fit L1.
 #[inline]
-fn request_ahead<const N: usize, const E: usize>(src: *const u8, offsets: &[i32], j0: usize, na: usize) {
-    for &o in offsets.iter().skip(j0 + TILES_AHEAD * N).take(N) {
-        prefetch_bytes(src.wrapping_offset(o as isize), (na * E).min(AHEAD_RUN_BYTES));
+fn request_ahead<const N: usize>(
+    src: *const u8,
+    offsets: &[i32],
+    j0: usize,
+    (g0, g1, next): (usize, usize, usize),
+    step: usize,
+) {
+    let j = j0 + TILES_AHEAD * N;
+    let (from, steps, j) = match j < offsets.len() {
+        true => (g0, g1 - g0, j),
+        false => (g1, next, j - offsets.len().next_multiple_of(N)),
+    };
+    let base = src.wrapping_add(from * step);
+    for &o in offsets.iter().skip(j).take(if steps == 0 { 0 } else { N }) {
+        prefetch_bytes(base.wrapping_offset(o as isize), (steps * step).min(AHEAD_RUN_BYTES));
     }
 }
 
@@ -484,21 +606,22 @@ const TILES_AHEAD: usize = 2;
 const AHEAD_RUN_BYTES: usize = 256;
 
 /// [`tiles_n`] with fewer offsets than a tile (`n < N`) over contiguous partner rows of `n * E` bytes
-/// (`a_dst`): the `n` loads of a tile fill the first rows of the transpose (the others are zero), and each partner
-/// step's 16-byte store writes its row and the start of the next ones, which the next stores (rising through the
-/// destination) overwrite. A store that would pass the end of the last row writes only its row. Twelve planes of
-/// bytes at irregular distances into 12-byte pixels: one load per plane and one store per pixel per 16 pixels,
-/// where the walk of the offsets moves one byte at a time.
+/// (`a_dst`): the `n` windows of a tile fill the first rows of the transpose (the others are zero), and each
+/// partner step's 16-byte store writes its row and the start of the next ones, which the next stores (rising
+/// through the destination) overwrite. A store that would pass the end of the last row writes only its row.
+/// Twelve planes of bytes at irregular distances into 12-byte pixels: one load per plane and one store per pixel
+/// per 16 pixels, where the walk of the offsets moves one byte at a time.
 ///
 /// # Safety
 /// As for [`table_tiles`], with `n < N` and [`narrow_partner`].
 #[target_feature(enable = "avx2")]
-unsafe fn tiles_narrow<const N: usize, const E: usize>(
+unsafe fn tiles_narrow<const N: usize, const E: usize, const K: usize>(
     src: *const u8,
     dst: *mut u8,
     offsets: &[i32],
     na: usize,
     a_dst: isize,
+    steps: &Steps<E, K>,
 ) {
     let n = offsets.len();
     let row = n * E;
@@ -508,11 +631,12 @@ unsafe fn tiles_narrow<const N: usize, const E: usize>(
     let mut a0 = 0;
     while a0 < na {
         let a = a0.min(na - N);
+        let (at, masks) = steps.window(a, na);
         let mut rows = [_mm_setzero_si128(); N];
         for (q, r) in rows.iter_mut().enumerate().take(n) {
-            // SAFETY: offset q < n, partner steps a .. a + N <= na: the N elements of offset q, inside the caller's
-            // source range.
-            *r = unsafe { _mm_loadu_si128(src.offset(offsets[q] as isize + (a * E) as isize).cast()) };
+            // SAFETY: offset q < n, partner steps a .. a + N <= na: the window of offset q lies between its steps
+            // 0 and na - 1 (`Steps`), inside the caller's source range.
+            *r = unsafe { Steps::<E, K>::load(src.offset(offsets[q] as isize + at), masks) };
         }
         let cols = transpose::<N, E>(rows);
         for (p, col) in cols.iter().enumerate() {
@@ -582,7 +706,7 @@ mod short_tests {
         let src: Vec<u8> = (0..end).map(|i| (i * 7 % 251) as u8).collect();
         let a_dst = (n + 3) * E;
         let mut dst = vec![0xA5u8; na * a_dst];
-        let p = Partner { na, a_dst: a_dst as isize, end: end as isize, ahead: false };
+        let p = Partner { na, a_src: E as isize, a_dst: a_dst as isize, end: end as isize, ahead: false };
         // SAFETY: AVX2 detected by the caller; every offset plus na elements ends at or below `end` = src.len();
         // row a of the destination is dst[a * a_dst ..][.. n * E].
         unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, p) };
@@ -610,6 +734,69 @@ mod short_tests {
         }
         for na in [2, 3] {
             check::<u32, 4>(na);
+        }
+    }
+}
+
+/// The partner tiles of spaced steps (2-4 elements apart), under Miri too: each offset's steps end the source
+/// buffer or start it, so a window reaching past a run's last step, or before its first, is an out-of-bounds read.
+#[cfg(test)]
+mod spaced_tests {
+    use super::*;
+
+    /// `na` partner steps `k` elements apart from `n` offsets (one of them 0, the source's first byte; the highest
+    /// one's last step the source's last element) into rows `a_dst` apart, forwards or backwards (`a_dst < 0`:
+    /// step a's row at `(na - 1 - a) * |a_dst|`), against the definition; every other destination byte keeps its
+    /// sentinel.
+    fn check<T: Elem, const E: usize>(n: usize, na: usize, k: usize, a_dst: isize) {
+        let offsets: Vec<i32> = (0..n).map(|j| (E * ((j * 5) % (n + 2))) as i32).collect();
+        let highest = *offsets.iter().max().unwrap() as usize;
+        let len = highest + (na - 1) * k * E + E;
+        let src: Vec<u8> = (0..len).map(|i| (i * 7 % 251) as u8).collect();
+        let row = a_dst.unsigned_abs();
+        let mut dst = vec![0xA5u8; na * row];
+        let first = if a_dst < 0 { (na - 1) * row } else { 0 };
+        let a_src = (k * E) as isize;
+        let p = Partner { na, a_src, a_dst, end: len as isize, ahead: true };
+        assert!(table_tiles_fit(n, na, a_src, a_dst, E), "n {n} na {na} k {k}");
+        // SAFETY: AVX2 detected by the caller; offset j's steps a < na end at or below len = src.len(); step a's
+        // row is dst[first + a * a_dst ..][.. n * E], inside dst.
+        unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr().add(first), &offsets, p) };
+        for a in 0..na {
+            let at = (first as isize + a as isize * a_dst) as usize;
+            for (j, &o) in offsets.iter().enumerate() {
+                let from = o as usize + a * k * E;
+                assert_eq!(dst[at + j * E..at + (j + 1) * E], src[from..from + E], "E {E} k {k} na {na} a {a} j {j}");
+            }
+            assert!(dst[at + n * E..at + row].iter().all(|&b| b == 0xA5), "E {E} k {k} na {na}: padding");
+        }
+    }
+
+    #[test]
+    fn spaced_partner_tiles_gather_every_step_within_each_run() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the partner tiles do not run");
+            return;
+        }
+        // A tile and one step (the least a spaced partner takes: its last tile's window starts inside the step
+        // before it), and a ragged count; whole tiles of offsets and a ragged rest; rows forwards, backwards, and
+        // narrow (fewer offsets than a tile into contiguous rows).
+        let steps = |tile: usize| if cfg!(miri) { vec![tile + 1] } else { vec![tile + 1, 2 * tile + 3, 150] };
+        for k in 1..=4 {
+            for na in steps(16) {
+                check::<u8, 1>(19, na, k, 23);
+                check::<u8, 1>(16, na, k, -16);
+                check::<u8, 1>(12, na, k, 12);
+            }
+            for na in steps(8) {
+                check::<u16, 2>(11, na, k, -24);
+                check::<u16, 2>(5, na, k, 10);
+            }
+            for na in steps(4) {
+                check::<u32, 4>(6, na, k, 28);
+                check::<u32, 4>(4, na, k, -16);
+                check::<u32, 4>(3, na, k, 12);
+            }
         }
     }
 }

@@ -328,7 +328,7 @@ const PARTNER_PIXELS: usize = 64;
 /// the short tiles (`x86/short.rs`), one register transpose per tile of pixels.
 pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: isize, e: usize) -> bool {
     let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
-    e == 4 && table_tiles_fit(nb, na, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
+    e == 4 && table_tiles_fit(nb, na, e as isize, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
 }
 
 /// The transpose `dst[a * a_dst + b] = src[a + b * b_src]` (element indices, byte strides) of fewer rows than a
@@ -363,7 +363,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
             *o = (q as isize * b_src) as i32;
         }
         let at = b0 as isize * b_src;
-        let p = Partner { na, a_dst, end: end - at, ahead };
+        let p = Partner { na, a_src: e as isize, a_dst, end: end - at, ahead };
         // SAFETY: AVX2 detected; `table_tiles_fit` holds for these k >= a tile of pixels (every call but a single
         // one takes at least PARTNER_PIXELS, the last all that remain, and nb itself fits); pixel b0 + q is offset
         // q from `src + at`, its na elements readable and its destination elements at a * a_dst + (b0 + q) e
