@@ -387,7 +387,13 @@ struct Steps<const E: usize, const K: usize> {
 }
 
 impl<const E: usize, const K: usize> Steps<E, K> {
-    /// The masks, built from [`window_masks`].
+    /// The masks of a window starting at the tile's first step, computed at compile time (a call of the tiles may
+    /// move only a few hundred bytes).
+    const FIRST: [[u8; 16]; K] = window_masks::<K>(E, 0);
+    /// The masks of a window ending with the tile's last step.
+    const LAST: [[u8; 16]; K] = window_masks::<K>(E, (K - 1) * E);
+
+    /// The masks, loaded.
     #[target_feature(enable = "avx2")]
     #[inline]
     fn new() -> Self {
@@ -397,7 +403,7 @@ impl<const E: usize, const K: usize> Steps<E, K> {
                 unsafe { _mm_loadu_si128(m.as_ptr().cast()) }
             })
         };
-        Steps { first: load(window_masks(E, 0)), last: load(window_masks(E, (K - 1) * E)) }
+        Steps { first: load(Self::FIRST), last: load(Self::LAST) }
     }
 
     /// Where the window of the tile of steps `a .. a + N` of `na` starts, relative to an offset, and its masks.
@@ -434,15 +440,13 @@ impl<const E: usize, const K: usize> Steps<E, K> {
 /// The `pshufb` masks of a `16 K`-byte window holding `16 / e` elements of `e` bytes `K` elements apart, the first
 /// `lead` bytes in: mask `c` moves the bytes of the window's 16-byte chunk `c` to their place in the tile and
 /// zeroes the others (bit 7 set), so that the `K` shuffled chunks OR together.
-fn window_masks<const K: usize>(e: usize, lead: usize) -> [[u8; 16]; K] {
+const fn window_masks<const K: usize>(e: usize, lead: usize) -> [[u8; 16]; K] {
     let mut masks = [[0x80u8; 16]; K];
-    for (c, mask) in masks.iter_mut().enumerate() {
-        for (j, m) in mask.iter_mut().enumerate() {
-            let from = lead + (j / e) * K * e + j % e;
-            if from / 16 == c {
-                *m = (from % 16) as u8;
-            }
-        }
+    let mut j = 0;
+    while j < 16 {
+        let from = lead + (j / e) * K * e + j % e;
+        masks[from / 16][j] = (from % 16) as u8;
+        j += 1;
     }
     masks
 }
