@@ -648,9 +648,9 @@ fn table_partners_of_spaced_and_backward_steps() {
     // dimension reads 1-4 elements away, and the table of pixels takes it as its partner (backward partners start
     // at their last step, and write their planes from the last). Pixels every other one from rows read either way;
     // planes contiguous and padded; more partner steps than a tile of every element size (16 bytes of elements),
-    // and a ragged count.
+    // a ragged count, and (100 planes) enough steps for several groups of the streaming stage.
     let rows: u32 = if cfg!(miri) { 4 } else { 40 };
-    let planes: &[u32] = if cfg!(miri) { &[17] } else { &[17, 37] };
+    let planes: &[u32] = if cfg!(miri) { &[17] } else { &[17, 37, 100] };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
         for &pc in planes {
             for k in [-1i32, 2, -2, 3, 4, -4] {
