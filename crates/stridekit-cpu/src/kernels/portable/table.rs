@@ -330,8 +330,8 @@ fn staged_group(n: usize, c: TableCall, e: usize) -> Option<usize> {
 /// The partner tiles of a single pass ([`x86::table_tiles`]) with streaming stores: `group` partner steps at a
 /// time (the last group takes the remainder too) are assembled in an L1 stage, in their destination order, and
 /// streamed from there as one block. The tiles' own stores are 16 bytes into `a_dst`-apart rows, which cannot
-/// stream: 4-byte elements of 45 rows read bottom-up, 31193 partner steps, ran at 0.25 of the roofline without
-/// the stage, as 0.43 when the same rows were walked into a stage.
+/// stream: 4-byte elements of 45 rows read bottom-up, 31193 partner steps (sweep3_075), ran at 0.25 of the
+/// roofline without the stage and 0.61 with it (0.43 when the same rows were walked into the table's stage).
 ///
 /// # Safety
 /// AVX2 is available; as for [`with_partner`], for the call's only pass (`offsets`: its `n` offsets from `src`;
@@ -365,10 +365,11 @@ unsafe fn staged_tiles<T: Elem>(
         };
         let p = x86::Partner { na: m, a_src: c.a_src, a_dst: step, end: end - at, ahead: spread };
         // SAFETY: AVX2 detected; steps g0 .. g1 of every offset (their source lies in the caller's footprint, from
-        // `src + at`); `table_tiles_fit` holds for m >= group steps (`staged_group`; the fit only grows with the
-        // steps); the stage holds m < 2 group rows of `row` bytes (m * row <= PARTNER_STAGE_BYTES), written in
-        // full before `copy_bytes` reads them; the destination block of steps g0 .. g1 is m contiguous rows
-        // (|a_dst| == row) from `block`, in the caller's footprint.
+        // `src + at`); `table_tiles_fit` holds for m steps: m >= min(group, na) >= 2 tiles, and `staged_group`
+        // checked it for `group` steps (from a tile and one step on, more steps fit as well); the stage holds
+        // m < 2 group rows of `row` bytes (group * row <= PARTNER_STAGE_BYTES / 2), written in full before
+        // `copy_bytes` reads them; the destination block of steps g0 .. g1 is m contiguous rows (|a_dst| == row)
+        // from `block`, in the caller's footprint.
         unsafe {
             x86::table_tiles::<T>(src.wrapping_offset(at), stage.add(first), offsets, p);
             copy_bytes(stage, block, m * row, ctx);
