@@ -129,6 +129,12 @@ impl Drop for Wait<'_> {
 /// The grain of a split along a table's partner steps ([`inner_count`]): four tiles of 16 steps.
 const PARTNER_GRAIN: usize = 64;
 
+/// Whether a table call splits along its partner rather than its rows: a single pass under a partner, in runs of
+/// its steps a few tiles long (a spaced partner's tiles need more than a tile of steps).
+fn along_partner(c: TableCall) -> bool {
+    c.rows <= c.per && c.na > 1
+}
+
 /// The count a split of an inner kernel (without outer loops) divides, and the grain of part boundaries in that
 /// count's units (64 bytes for bulk copies).
 pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
@@ -139,9 +145,7 @@ pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
         Inner::Transpose { na, nb, .. } if nb > na => (nb, 64),
         Inner::Transpose { na, .. } => (na, 8),
         Inner::Rows { rows, .. } => (rows, 16),
-        // A single pass under a partner splits along the partner, in runs of its steps a few tiles long (a
-        // spaced partner's tiles need more than a tile of steps).
-        Inner::Table(c) if c.rows <= c.per && c.na > 1 => (c.na, PARTNER_GRAIN),
+        Inner::Table(c) if along_partner(c) => (c.na, PARTNER_GRAIN),
         Inner::Table(c) => (c.rows, c.per),
     }
 }
@@ -221,7 +225,7 @@ impl Split {
             }
             Inner::Rows { bytes, src, dst, .. } => (Inner::Rows { rows: count, bytes, src, dst }, so * src, d_o * dst),
             Inner::Scatter { src, dst, .. } => (Inner::Scatter { n: count, src, dst }, so * src, d_o * dst),
-            Inner::Table(c) if c.rows <= c.per && c.na > 1 => {
+            Inner::Table(c) if along_partner(c) => {
                 (Inner::Table(TableCall { na: count, ..c }), so * c.a_src, d_o * c.a_dst)
             }
             Inner::Table(c) => (Inner::Table(TableCall { rows: count, ..c }), so * c.row_src, d_o * c.row_dst),

@@ -264,6 +264,11 @@ unsafe fn with_partner<T: Elem>(
         let offsets = &t.offsets[..n];
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
         requests(ahead(src, r + k, c, t, next_call), t, ctx).burst();
+        // The end of this pass's source interval, its last row's hull extended by the partner's steps: the caller's
+        // footprint covers every byte below it from the lowest offset (a short partner's tiles load 16 bytes from
+        // an offset only when they end at or below it).
+        #[cfg(target_arch = "x86_64")]
+        let end = pass_interval(k, c.row_src, c.hull).1 + (c.na - 1) as isize * c.a_src;
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2
             && ctx.nt
@@ -271,17 +276,13 @@ unsafe fn with_partner<T: Elem>(
             && let Some(g) = staged_group(n, c, e)
         {
             // SAFETY: AVX2 detected; the call's only pass (k == rows), whose partner rows are contiguous
-            // (`staged_group`); the caller's footprint.
-            unsafe { staged_tiles::<T>(s, d, offsets, c, g, spread, ctx) };
+            // (`staged_group`), and its end; the caller's footprint.
+            unsafe { staged_tiles::<T>(s, d, offsets, c, (g, end), spread, ctx) };
             r += k;
             continue;
         }
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_src, c.a_dst, e) {
-            // The end of this pass's source interval, its last row's hull extended by the partner's steps: the
-            // caller's footprint covers every byte below it from the lowest offset (a short partner's tiles load
-            // 16 bytes from an offset only when they end at or below it).
-            let end = pass_interval(k, c.row_src, c.hull).1 + (c.na - 1) as isize * c.a_src;
             let p = x86::Partner { na: c.na, a_src: c.a_src, a_dst: c.a_dst, end, ahead: spread };
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
             // extended by na - 1 steps of a_src bytes, and n contiguous elements at `d + a * a_dst` for every
@@ -335,7 +336,8 @@ fn staged_group(n: usize, c: TableCall, e: usize) -> Option<usize> {
 ///
 /// # Safety
 /// AVX2 is available; as for [`with_partner`], for the call's only pass (`offsets`: its `n` offsets from `src`;
-/// its destination rows of `n` elements at `dst + a * a_dst`), with `group` from [`staged_group`].
+/// its destination rows of `n` elements at `dst + a * a_dst`; `end`, the end of its source from `src`), with
+/// `group` from [`staged_group`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn staged_tiles<T: Elem>(
@@ -343,14 +345,13 @@ unsafe fn staged_tiles<T: Elem>(
     dst: *mut u8,
     offsets: &[i32],
     c: TableCall,
-    group: usize,
+    (group, end): (usize, isize),
     spread: bool,
     ctx: Ctx,
 ) {
     let row = offsets.len() * T::SIZE;
     let mut stage = std::mem::MaybeUninit::<[u8; PARTNER_STAGE_BYTES]>::uninit();
     let stage = stage.as_mut_ptr().cast::<u8>();
-    let end = pass_interval(c.rows, c.row_src, c.hull).1 + (c.na - 1) as isize * c.a_src;
     let mut g0 = 0;
     while g0 < c.na {
         // The last group takes the steps a whole group would leave over: fewer than `group` more.
