@@ -19,7 +19,8 @@
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block (to adjacent steps, or to steps spaced by the output's padding).
 //! 4. **Tile for source reuse** ([`crate::reuse`]): when an outer loop reads again, from beyond the cache, bytes the
-//!    loops inside it read, the inner kernel is taken in tiles under every outer loop.
+//!    loops inside it read, the inner kernel is taken in tiles under every outer loop; so is a transpose whose
+//!    destination rows an outer loop writes again, so that their partial lines are completed while in L1.
 
 use crate::ExecOptions;
 use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, tile_size};
@@ -312,7 +313,8 @@ pub(crate) struct Program {
     /// The table of [`Inner::Table`] (shared by the clones of a prepared operator).
     pub table: Option<Arc<Table>>,
     /// Step 4: the inner kernel is run in tiles of this many units of its count ([`crate::kernels::inner_count`]),
-    /// the tile loop outside every outer loop, so that outer loops that read their bytes again find them in cache.
+    /// the tile loop outside every outer loop, so that outer loops that read their bytes again find them in cache
+    /// (or, around a transpose, complete the lines of its rows while they are in L1).
     pub reuse_tile: Option<usize>,
 }
 
@@ -515,8 +517,10 @@ impl Program {
             contiguous = contiguous && d.dst.unsigned_abs() == block;
             block = block.checked_mul(d.n)?;
         }
-        // Step 4: tiles for outer loops that read their bytes again.
-        let reuse_tile = crate::reuse::tile(&outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
+        // Step 4: tiles for outer loops that read their bytes again, or (transposes) write their rows again.
+        let budget = options.reuse_tile_bytes;
+        let reuse_tile = crate::reuse::tile(&outer, inner, table.as_deref(), esize, budget)
+            .or_else(|| crate::reuse::destination_tile(&outer, inner, esize, budget));
         Some(Program {
             esize,
             src_start: usize::try_from(src_start).ok()?,

@@ -53,6 +53,42 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
     (lo < grains).then_some(lo * grain)
 }
 
+/// The tile, in rows `a` of a transpose (its count when it has at least as many rows as columns), under outer loops
+/// that write again the destination rows one call writes: a loop stepping less than the rows' stride continues or
+/// interleaves each row, so every call leaves a partial line at the ends of each row's piece, which a later step of
+/// that loop completes. When more than `budget` bytes are written in between (a call and the loops inside the
+/// innermost such loop), those lines have left L1 by then and are fetched for ownership again. In tiles of rows
+/// spanning at most `budget` (at least [`TILE_MIN_SOURCE_RUN`] bytes of each source row), the tile loop outermost,
+/// the outer loops complete a tile's lines while they are in L1. `None` when no loop writes the rows again, the
+/// lines are completed within the budget already, a loop is replicated, the rows are the longer side (the count is
+/// then `nb`), or one tile would hold every row.
+///
+/// f64 rows of 152 elements written 19 at a time by 8 calls, 1109 rows (sweep3_197 of `--sweep 200 --seed 3`): 0.61
+/// of the time; six more sweep cases 0.61-0.98 (six alternating rounds, `docs/PERFORMANCE.md`, thirtieth round).
+/// Rows completed within a call's 9 KiB (sweep1_184) took 1.27x the time in tiles.
+pub(crate) fn destination_tile(outer: &[Dim], inner: Inner, esize: usize, budget: usize) -> Option<usize> {
+    let Inner::Transpose { na, a_dst, nb, .. } = inner else { return None };
+    let (count, grain) = inner_count(inner);
+    if count != na || outer.iter().any(|d| d.replicate) {
+        return None;
+    }
+    let rows_apart = a_dst.unsigned_abs();
+    let last = outer.iter().rposition(|d| d.dst.unsigned_abs() < rows_apart)?;
+    let call = na.saturating_mul(nb).saturating_mul(esize);
+    let between = outer[last + 1..].iter().fold(call, |bytes, d| bytes.saturating_mul(d.n));
+    if between <= budget || na.saturating_mul(rows_apart) <= budget {
+        return None;
+    }
+    let rows = (budget / rows_apart).max(TILE_MIN_SOURCE_RUN / esize.max(1));
+    let tile = (rows / grain).max(1).saturating_mul(grain);
+    (tile < na).then_some(tile)
+}
+
+/// The fewest bytes of each source row a tile of [`destination_tile`] reads: the transpose's chunks read 256 bytes
+/// of a row at a time, and tiles of 256 bytes of each of 11 f64 rows 320 KB apart (sweep1_184) ran 1.5x the untiled
+/// time.
+const TILE_MIN_SOURCE_RUN: usize = 512;
+
 /// Moves innermost the outer loops that read again the lines one call of `inner` reads (a source step shorter than
 /// a line of those reads: a window sliding by a few elements, channels taken a few at a time out of pixels), when
 /// between their re-reads, where they are, more than `budget` bytes are read; kept only where that brings the
@@ -244,6 +280,49 @@ mod tests {
         assert!(!rereading_loops_inside(&mut broadcast, call, None, 1, 64 << 10));
         let mut beside = vec![dim(44, 12), dim(22, 122_496), dim(39, 2_694_912), dim(3, 0), dim(4, 30_624)];
         assert!(!rereading_loops_inside(&mut beside, call, None, 1, 64 << 10));
+    }
+
+    #[test]
+    fn transposes_whose_rows_an_outer_loop_writes_again_take_tiles_of_rows() {
+        let out = |n, dst| Dim { n, src: 1 << 20, dst, replicate: false };
+        // sweep3_197: 1109 f64 rows 1216 bytes apart, 19 columns a call, 8 calls 152 bytes apart along the rows:
+        // tiles of 64 rows (512 bytes of each source row; 64 KiB would hold 53 rows).
+        let call = Inner::Transpose { na: 1109, a_src: 8, a_dst: 1216, nb: 19, b_src: 88720 };
+        assert_eq!(destination_tile(&[out(8, -152)], call, 8, 64 << 10), Some(64));
+        // Rows 80 bytes apart: as many as span 64 KiB, whole grains of 8.
+        let close = Inner::Transpose { na: 2165, a_src: 8, a_dst: 80, nb: 5, b_src: 2917824 };
+        assert_eq!(destination_tile(&[out(2, 40)], close, 8, 64 << 10), Some(816));
+        // sweep1_184: 107 rows, 11 columns a call, completed by the innermost loop of 6 steps 88 bytes apart: 9 KiB
+        // written in between. Completed only after a loop of 8 steps 4 MiB apart inside the continuing one: tiles.
+        let near = Inner::Transpose { na: 107, a_src: 8, a_dst: 50688, nb: 11, b_src: 328704 };
+        let far = Dim { n: 8, src: 1 << 20, dst: 1 << 22, replicate: false };
+        assert_eq!(destination_tile(&[out(32, 528), out(6, 88)], near, 8, 64 << 10), None);
+        assert_eq!(destination_tile(&[out(6, 88), far], near, 8, 64 << 10), Some(64));
+        // No loop writes the rows again; the rows span less than the budget; a tile would hold every row.
+        assert_eq!(destination_tile(&[out(8, 1 << 20)], call, 8, 64 << 10), None);
+        assert_eq!(destination_tile(&[out(8, 152)], call, 8, 2 << 20), None);
+        assert_eq!(
+            destination_tile(
+                &[out(8, 152)],
+                Inner::Transpose { na: 60, a_src: 8, a_dst: 1216, nb: 19, b_src: 88720 },
+                8,
+                64 << 10
+            ),
+            None
+        );
+        // The columns are the longer side (the count tiles would divide); a replicated loop; another kernel.
+        assert_eq!(
+            destination_tile(
+                &[out(8, 152)],
+                Inner::Transpose { na: 1109, a_src: 8, a_dst: 1216, nb: 2000, b_src: 88720 },
+                8,
+                64 << 10
+            ),
+            None
+        );
+        let replicated = Dim { n: 3, src: 0, dst: 1 << 22, replicate: true };
+        assert_eq!(destination_tile(&[replicated, out(8, 152)], call, 8, 64 << 10), None);
+        assert_eq!(destination_tile(&[out(8, 152)], Inner::Copy { bytes: 1 << 20 }, 8, 64 << 10), None);
     }
 
     #[test]
