@@ -893,3 +893,13 @@ fn table_chunks_of_three_and_six_windows() {
     );
     case(DataType::Uint8, &[rows, 200], None, &[0, 1], &[rows, 192], &[1, 3], &[rows, 64], None);
 }
+
+#[test]
+fn transposes_of_many_short_rows_split_along_them() {
+    // 136 destination rows of 300 u16 out of source rows of 136 (plus padding): more columns than rows, but source
+    // rows of 272 bytes, so a split divides the rows (`split.rs::splits_rows`), each part whole destination rows.
+    // Backwards too (the rows then read from the last).
+    for sign in [1, -1] {
+        case(DataType::Uint16, &[300, 140], None, &[0, 2], &[300, 136], &[1, sign], &[300, 136], Some(&[1, 300]));
+    }
+}

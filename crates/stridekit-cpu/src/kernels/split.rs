@@ -135,14 +135,34 @@ fn along_partner(c: TableCall) -> bool {
     c.rows <= c.per && c.na > 1
 }
 
+/// The fewest destination rows of a transpose that a split divides even when its columns are more: 16 parts (8 per
+/// thread of two) of a grain of 8 rows.
+const SPLIT_ROWS_MIN: usize = 128;
+
+/// The longest span of a source row (`na` steps of `a_src` bytes) of a transpose that a split divides along its
+/// destination rows when its columns are more: eight lines.
+const SPLIT_ROWS_MAX_SOURCE_BYTES: usize = 512;
+
+/// Whether a split divides the destination rows `a` of a transpose of `na` rows by `nb` columns (else its columns
+/// `b`): when they are at least as many, or at least [`SPLIT_ROWS_MIN`] of short source rows. Parts of whole
+/// destination rows share no line, where parts of columns share the line at each boundary in every row: a 204 x
+/// 1422 u16 transpose into rows of 2844 bytes (sweep2_111 of `--sweep 200 --seed 2`) ran slower on two threads than
+/// on one, and split along its rows took 0.57 of the time, 172 x 141036 u16 0.59 (sweep2_137). Parts of rows read
+/// a piece of every source row, and long source rows read whole by one part do better: 169 rows of every third u16
+/// (1014 bytes of each source row, sweep1_052) took 1.19x the time split along its rows (`docs/PERFORMANCE.md`,
+/// thirtieth round). A few planes out of long rows of pixels split along the pixels.
+fn splits_rows(na: usize, nb: usize, a_src: isize) -> bool {
+    let short = na.saturating_mul(a_src.unsigned_abs()) <= SPLIT_ROWS_MAX_SOURCE_BYTES;
+    nb <= na || (na >= SPLIT_ROWS_MIN && short)
+}
+
 /// The count a split of an inner kernel (without outer loops) divides, and the grain of part boundaries in that
 /// count's units (64 bytes for bulk copies).
 pub(crate) fn inner_count(inner: Inner) -> (usize, usize) {
     match inner {
         Inner::Copy { bytes } => (bytes, 64),
         Inner::Reverse { n } | Inner::Fill { n } | Inner::Gather { n, .. } | Inner::Scatter { n, .. } => (n, 64),
-        // The longer side: a few planes out of long rows of pixels split along the rows.
-        Inner::Transpose { na, nb, .. } if nb > na => (nb, 64),
+        Inner::Transpose { na, a_src, nb, .. } if !splits_rows(na, nb, a_src) => (nb, 64),
         Inner::Transpose { na, .. } => (na, 8),
         Inner::Rows { rows, .. } => (rows, 16),
         Inner::Table(c) if along_partner(c) => (c.na, PARTNER_GRAIN),
@@ -217,7 +237,7 @@ impl Split {
             Inner::Reverse { .. } => (Inner::Reverse { n: count }, -so * e, d_o * e),
             Inner::Fill { .. } => (Inner::Fill { n: count }, 0, d_o * e),
             Inner::Gather { src, .. } => (Inner::Gather { n: count, src }, so * src, d_o * e),
-            Inner::Transpose { na, a_src, a_dst, nb, b_src } if nb > na => {
+            Inner::Transpose { na, a_src, a_dst, nb, b_src } if !splits_rows(na, nb, a_src) => {
                 (Inner::Transpose { na, a_src, a_dst, nb: count, b_src }, so * b_src, d_o * e)
             }
             Inner::Transpose { a_src, a_dst, nb, b_src, .. } => {
@@ -297,7 +317,27 @@ impl Split {
 
 #[cfg(test)]
 mod tests {
-    use super::for_each_range;
+    use super::{Inner, Split, for_each_range, inner_count};
+
+    #[test]
+    fn transposes_split_along_their_rows_when_the_source_rows_are_short() {
+        // sweep2_111: 204 rows of 1422 u16 out of source rows of 408 bytes: parts of rows (grain 8), each the whole
+        // destination rows.
+        let t = Inner::Transpose { na: 204, a_src: 2, a_dst: 2844, nb: 1422, b_src: 408 };
+        assert_eq!(inner_count(t), (204, 8));
+        let (part, src, dst) = Split::sub_kernel(t, 8, 16, 2);
+        assert_eq!((src, dst), (16, 8 * 2844));
+        assert!(matches!(part, Inner::Transpose { na: 8, nb: 1422, .. }));
+        // Source rows of 1014 bytes (every third u16 of 169), or a few planes of long rows: parts of columns.
+        let long = Inner::Transpose { na: 169, a_src: -6, a_dst: 31006, nb: 15503, b_src: -1142 };
+        assert_eq!(inner_count(long), (15503, 64));
+        let (part, src, dst) = Split::sub_kernel(long, 64, 128, 2);
+        assert_eq!((src, dst), (64 * -1142, 128));
+        assert!(matches!(part, Inner::Transpose { na: 169, nb: 64, .. }));
+        assert_eq!(inner_count(Inner::Transpose { na: 3, a_src: 1, a_dst: 9000, nb: 9000, b_src: 3 }), (9000, 64));
+        // At least as many rows as columns: rows, whatever their length.
+        assert_eq!(inner_count(Inner::Transpose { na: 900, a_src: 4, a_dst: 40, nb: 10, b_src: 3600 }), (900, 8));
+    }
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
 
