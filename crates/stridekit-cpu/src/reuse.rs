@@ -63,8 +63,8 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
 /// lines are completed within the budget already, a loop is replicated, the rows are the longer side (the count is
 /// then `nb`), or one tile would hold every row.
 ///
-/// f64 rows of 152 elements written 19 at a time by 8 calls, 1109 rows (sweep3_197 of `--sweep 200 --seed 3`): 0.61
-/// of the time; six more sweep cases 0.61-0.98 (six alternating rounds, `docs/PERFORMANCE.md`, thirtieth round).
+/// f64 rows of 152 elements written 19 at a time by 8 calls, 1109 rows (sweep3_197 of `--sweep 200 --seed 3`): 0.60
+/// of the time; six more sweep cases 0.58-0.99 (six alternating rounds, `docs/PERFORMANCE.md`, thirtieth round).
 /// Rows completed within a call's 9 KiB (sweep1_184) took 1.27x the time in tiles.
 pub(crate) fn destination_tile(outer: &[Dim], inner: Inner, esize: usize, budget: usize) -> Option<usize> {
     let Inner::Transpose { na, a_dst, nb, .. } = inner else { return None };
