@@ -898,7 +898,11 @@ fn table_chunks_of_three_and_six_windows() {
 fn transposes_of_many_short_rows_split_along_them() {
     // 136 destination rows of 300 u16 out of source rows of 136 (plus padding): more columns than rows, but source
     // rows of 272 bytes, so a split divides the rows (`split.rs::splits_rows`), each part whole destination rows.
-    // Backwards too (the rows then read from the last).
+    // Backwards too (the rows then read from the last). Not under Miri, whose kernel option sets run one thread
+    // (`common::kernel_option_sets`): there is no split to check, and the kernel is the transpose's of other tests.
+    if cfg!(miri) {
+        return;
+    }
     for sign in [1, -1] {
         case(DataType::Uint16, &[300, 140], None, &[0, 2], &[300, 136], &[1, sign], &[300, 136], Some(&[1, 300]));
     }
