@@ -287,7 +287,8 @@ mod tests {
         let out = |n, dst| Dim { n, src: 1 << 20, dst, replicate: false };
         // sweep3_197: 1109 f64 rows 1216 bytes apart, 19 columns a call, 8 calls 152 bytes apart along the rows:
         // tiles of 64 rows (512 bytes of each source row; 64 KiB would hold 53 rows).
-        let call = Inner::Transpose { na: 1109, a_src: 8, a_dst: 1216, nb: 19, b_src: 88720 };
+        let rows_by = |na, nb| Inner::Transpose { na, a_src: 8, a_dst: 1216, nb, b_src: 88720 };
+        let call = rows_by(1109, 19);
         assert_eq!(destination_tile(&[out(8, -152)], call, 8, 64 << 10), Some(64));
         // Rows 80 bytes apart: as many as span 64 KiB, whole grains of 8.
         let close = Inner::Transpose { na: 2165, a_src: 8, a_dst: 80, nb: 5, b_src: 2917824 };
@@ -301,25 +302,9 @@ mod tests {
         // No loop writes the rows again; the rows span less than the budget; a tile would hold every row.
         assert_eq!(destination_tile(&[out(8, 1 << 20)], call, 8, 64 << 10), None);
         assert_eq!(destination_tile(&[out(8, 152)], call, 8, 2 << 20), None);
-        assert_eq!(
-            destination_tile(
-                &[out(8, 152)],
-                Inner::Transpose { na: 60, a_src: 8, a_dst: 1216, nb: 19, b_src: 88720 },
-                8,
-                64 << 10
-            ),
-            None
-        );
+        assert_eq!(destination_tile(&[out(8, 152)], rows_by(60, 19), 8, 64 << 10), None);
         // The columns are the longer side (the count tiles would divide); a replicated loop; another kernel.
-        assert_eq!(
-            destination_tile(
-                &[out(8, 152)],
-                Inner::Transpose { na: 1109, a_src: 8, a_dst: 1216, nb: 2000, b_src: 88720 },
-                8,
-                64 << 10
-            ),
-            None
-        );
+        assert_eq!(destination_tile(&[out(8, 152)], rows_by(1109, 2000), 8, 64 << 10), None);
         let replicated = Dim { n: 3, src: 0, dst: 1 << 22, replicate: true };
         assert_eq!(destination_tile(&[replicated, out(8, 152)], call, 8, 64 << 10), None);
         assert_eq!(destination_tile(&[out(8, 152)], Inner::Copy { bytes: 1 << 20 }, 8, 64 << 10), None);
