@@ -318,6 +318,8 @@ impl Split {
 #[cfg(test)]
 mod tests {
     use super::{Inner, Split, for_each_range, inner_count};
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
 
     #[test]
     fn transposes_split_along_their_rows_when_the_source_rows_are_short() {
@@ -338,8 +340,6 @@ mod tests {
         // At least as many rows as columns: rows, whatever their length.
         assert_eq!(inner_count(Inner::Transpose { na: 900, a_src: 4, a_dst: 40, nb: 10, b_src: 3600 }), (900, 8));
     }
-    use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     /// Runs `for_each_range` and returns how often each part ran.
     fn coverage(parts: usize, threads: usize) -> Vec<usize> {
