@@ -149,8 +149,8 @@ const SPLIT_ROWS_MAX_SOURCE_BYTES: usize = 512;
 /// 1422 u16 transpose into rows of 2844 bytes (sweep2_111 of `--sweep 200 --seed 2`) ran slower on two threads than
 /// on one, and split along its rows took 0.57 of the time, 172 x 141036 u16 0.59 (sweep2_137). Parts of rows read
 /// a piece of every source row, and long source rows read whole by one part do better: 169 rows of every third u16
-/// (1014 bytes of each source row, sweep1_052) took 0.96-1.19x the time split along its rows (two runs) (`docs/PERFORMANCE.md`,
-/// thirtieth round). A few planes out of long rows of pixels split along the pixels.
+/// (1014 bytes of each source row, sweep1_052) took 0.96x and 1.19x the time in two runs split along its rows
+/// (`docs/PERFORMANCE.md`, thirtieth round). A few planes out of long rows of pixels split along the pixels.
 fn splits_rows(na: usize, nb: usize, a_src: isize) -> bool {
     let short = na.saturating_mul(a_src.unsigned_abs()) <= SPLIT_ROWS_MAX_SOURCE_BYTES;
     nb <= na || (na >= SPLIT_ROWS_MIN && short)
