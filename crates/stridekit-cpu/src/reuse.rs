@@ -65,7 +65,7 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
 ///
 /// f64 rows of 152 elements written 19 at a time by 8 calls, 1109 rows (sweep3_197 of `--sweep 200 --seed 3`): 0.60
 /// of the time; six more sweep cases 0.58-0.99 (six alternating rounds, `docs/PERFORMANCE.md`, thirtieth round).
-/// Rows completed within a call's 9 KiB (sweep1_184) took 1.27x the time in tiles.
+/// Rows completed within a call's 9 KiB (sweep1_184) took 1.27x the time in tiles of 64 rows (1.5x in tiles of 32).
 pub(crate) fn destination_tile(outer: &[Dim], inner: Inner, esize: usize, budget: usize) -> Option<usize> {
     let Inner::Transpose { na, a_dst, nb, .. } = inner else { return None };
     let (count, grain) = inner_count(inner);
