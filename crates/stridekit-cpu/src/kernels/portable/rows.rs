@@ -30,6 +30,16 @@ pub(crate) fn footprint(rows: usize, bytes: usize, src: isize, dst: isize, esize
 /// Bytes of the L1-resident block that rows bound for streaming stores are assembled in.
 const STAGE_BYTES: usize = 4096;
 
+/// Whether [`rows`] assembles its runs in the L1 stage: with streaming stores (`nt`), into a contiguous destination
+/// (`d == bytes`), at least a stage's worth of bytes, unless the runs are long runs of whole lines at line-aligned
+/// addresses, which stream on their own (a bulk copy each). Runs of up to [`MOVES_MAX_BYTES`] are moved with
+/// ordinary stores even when they are whole lines, so they take the stage too: every other 64-byte row of a 51 MB
+/// copy, unstaged, read each destination line for ownership (0.34 of the roofline).
+fn staged(rows: usize, bytes: usize, d: isize, dst: *const u8, nt: bool) -> bool {
+    let whole_lines = bytes > MOVES_MAX_BYTES && bytes.is_multiple_of(64) && (dst as usize).is_multiple_of(64);
+    nt && d == bytes as isize && rows.saturating_mul(bytes) >= STAGE_BYTES && !whole_lines
+}
+
 /// Copies `rows` runs of `bytes` bytes (1 ..= [`SHORT_ROW_MAX_BYTES`]) from `src + r * s` to `dst + r * d`.
 ///
 /// With streaming stores and a contiguous destination (`d == bytes`), the runs are assembled in a 4 KiB stack
@@ -57,15 +67,13 @@ pub(crate) unsafe fn rows(
     next: Option<*const u8>,
 ) {
     debug_assert!(next.is_none() || takes_next_call(bytes, s, ctx));
-    // Runs of whole lines at line-aligned addresses stream well on their own.
-    let whole_lines = bytes.is_multiple_of(64) && (dst as usize).is_multiple_of(64);
     // Long runs read backwards (rows bottom-up) are walked from the last row, so that the reads rise: the hardware
     // prefetcher follows rising streams (1 KiB rows read bottom-up ran at 0.55 of the roofline, forwards 0.85).
     let backwards = s < 0 && bytes > MOVES_MAX_BYTES;
     // How many runs the walk has whose lines the row loop may request ahead (none when it requests nothing); each
     // chunk below is told how many of them lie from its first run on.
     let walk = if requests_long_runs(bytes, s, ctx) { rows } else { 0 };
-    if !(ctx.nt && d == bytes as isize && rows * bytes >= STAGE_BYTES && !whole_lines) {
+    if !staged(rows, bytes, d, dst, ctx.nt) {
         if backwards {
             let last = rows as isize - 1;
             // SAFETY: the same runs, from run rows - 1 down to run 0 (the caller's contract).
@@ -286,7 +294,11 @@ unsafe fn rows_plain<const AHEAD: bool>(
 const PREFETCH_AHEAD: isize = 16;
 
 /// [`rows`] with runs of `W ..= 2 W` bytes: each run is the `W` bytes at its start and the `W` bytes at its end
-/// (overlapping when the run is shorter than `2 W`), both read before either is written. With `AHEAD`, the lines
+/// (overlapping when the run is shorter than `2 W`), each a fixed-size copy (the sides do not overlap, so the end
+/// may be read after the start is written). Reading both into `[u8; W]` values first made the compiler keep the
+/// end's value on the stack, a third store per run: the 126 row cases of seeds 1-4 ran in 0.95 of the time without
+/// it, runs of 16-127 bytes in 0.87-0.92 (two sets of four alternating rounds; `docs/PERFORMANCE.md`, thirty-first
+/// round). With `AHEAD`, the lines
 /// of the run [`PREFETCH_AHEAD`] runs later are requested first (a hint: past the last run it names bytes that are
 /// never read, which costs a wasted request only); with `next` (the next call's source), the last runs request
 /// the next call's first ones instead, as many runs ahead (or, in a call of fewer runs, the next call's run of the
@@ -327,10 +339,8 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool>(
         // 0 .. W and tail .. tail + W = bytes, both inside the run.
         unsafe {
             let (sp, dp) = (src.offset(r * s), dst.offset(r * d));
-            let head = sp.cast::<[u8; W]>().read_unaligned();
-            let last = sp.add(tail).cast::<[u8; W]>().read_unaligned();
-            dp.cast::<[u8; W]>().write_unaligned(head);
-            dp.add(tail).cast::<[u8; W]>().write_unaligned(last);
+            std::ptr::copy_nonoverlapping(sp, dp, W);
+            std::ptr::copy_nonoverlapping(sp.add(tail), dp.add(tail), W);
         }
     }
 }
@@ -339,6 +349,49 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool>(
 mod tests {
     use super::*;
     use crate::kernels::footprint::Bounds;
+
+    #[test]
+    fn runs_of_whole_lines_take_the_stage_unless_they_are_long_runs() {
+        let line = std::ptr::without_provenance::<u8>(64);
+        // 64- and 128-byte runs at a line: the row loop's ordinary stores would read each line for ownership.
+        assert!(staged(64, 64, 64, line, true) && staged(32, 128, 128, line, true));
+        // Long runs of whole lines at a line stream on their own; not at a line, they are staged.
+        assert!(!staged(16, 256, 256, line, true) && staged(16, 256, 256, line.wrapping_add(8), true));
+        // Partial lines are staged; without streaming stores, into a padded destination or under a stage's worth
+        // of bytes, nothing is.
+        assert!(staged(64, 100, 100, line, true));
+        assert!(
+            !staged(64, 64, 64, line, false) && !staged(64, 64, 128, line, true) && !staged(63, 64, 64, line, true)
+        );
+    }
+
+    /// Every other 64-byte run into a contiguous line-aligned destination, with streaming stores: through the
+    /// stage, each run where it belongs and nothing past the runs written.
+    #[test]
+    fn every_other_line_through_the_stage() {
+        #[repr(C, align(64))]
+        struct Lines([u8; 4096 + 64]);
+        let rows = 64;
+        let src: Vec<u8> = (0..rows * 128).map(|i| (i * 7 % 251) as u8).collect();
+        let mut out = Box::new(Lines([0xEE; 4096 + 64]));
+        let ctx = Ctx {
+            esize: 4,
+            simd: crate::kernels::dispatch::detect(true),
+            vbmi: false,
+            nt: true,
+            bounds: Bounds { src: (0, 0), dst: (0, 0) },
+            next: None,
+        };
+        assert!(staged(rows, 64, 64, out.0.as_ptr(), true));
+        // SAFETY: runs r < 64 of 64 bytes at 64 + 128 r in `src` (8192 bytes); 64 * 64 bytes of `out`.
+        unsafe { super::rows(src.as_ptr().add(64), out.0.as_mut_ptr(), rows, 64, 128, 64, ctx, None) };
+        #[cfg(target_arch = "x86_64")]
+        x86::sfence();
+        for r in 0..rows {
+            assert_eq!(out.0[r * 64..r * 64 + 64], src[64 + r * 128..128 + r * 128], "run {r}");
+        }
+        assert!(out.0[4096..].iter().all(|&b| b == 0xEE));
+    }
 
     #[test]
     fn only_long_runs_far_apart_in_a_streaming_copy_request_runs_ahead() {
