@@ -418,8 +418,6 @@ mod tests {
         assert!(staged(rows, 64, 64, out.0.as_ptr(), true));
         // SAFETY: runs r < 64 of 64 bytes at 64 + 128 r in `src` (8192 bytes); 64 * 64 bytes of `out`.
         unsafe { super::rows(src.as_ptr().add(64), out.0.as_mut_ptr(), rows, 64, 128, 64, ctx, None) };
-        #[cfg(target_arch = "x86_64")]
-        x86::sfence();
         for r in 0..rows {
             assert_eq!(out.0[r * 64..r * 64 + 64], src[64 + r * 128..128 + r * 128], "run {r}");
         }
