@@ -14,8 +14,8 @@ pub struct ExecOptions {
     /// Copies that move at least this many bytes (the input bytes they read plus the output bytes they write) use
     /// non-temporal (streaming) stores where the kernel has them, so that a copy that does not fit the last-level
     /// cache does not first read every destination line. Whether a copy stays in the cache depends on both sides,
-    /// not on the output alone: a 22.5 MiB copy moves 45 MiB. A plain copy (one contiguous run) streams from half
-    /// as much again (`planner::streaming_min_bytes`).
+    /// not on the output alone: a 22.5 MiB copy moves 45 MiB. The kernels that write contiguous runs (bulk copy,
+    /// reverse, gather) stream from an eighth of this (`planner::streaming_min_bytes`).
     pub non_temporal_min_bytes: usize,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
     /// contiguously, is copied as a cache-blocked transpose (NCHW <-> NHWC).

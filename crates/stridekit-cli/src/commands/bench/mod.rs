@@ -71,7 +71,7 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Override ExecOptions::non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are
-    /// used; plain copies, one contiguous run, from half as much again).
+    /// used; by copies, reverses and gathers of contiguous runs from an eighth of it).
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
