@@ -181,26 +181,33 @@ unsafe fn rows_any(
         return;
     }
     let ahead = requests_ahead(s, ctx);
-    #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && bytes >= 32 {
-        // SAFETY: AVX2 detected; the caller's contract.
-        unsafe {
-            if ahead {
-                rows_plain_avx2::<true>(src, dst, rows, bytes, s, d, next)
-            } else {
-                rows_plain_avx2::<false>(src, dst, rows, bytes, s, d, None)
-            }
-        };
-        return;
-    }
-    // SAFETY: the caller's contract.
+    let walk = Walk { src: (src, s), dst: (dst, d), rows, bytes, next: if ahead { next } else { None } };
+    // SAFETY (every arm): the caller's contract; AVX2 detected for the AVX2 build.
     unsafe {
-        if ahead {
-            rows_plain::<true>(src, dst, rows, bytes, s, d, next)
-        } else {
-            rows_plain::<false>(src, dst, rows, bytes, s, d, None)
+        #[cfg(target_arch = "x86_64")]
+        if ctx.simd == Simd::Avx2 && bytes >= 32 {
+            return match ahead {
+                true => rows_plain_avx2::<true>(walk),
+                false => rows_plain_avx2::<false>(walk),
+            };
         }
-    };
+        match ahead {
+            true => rows_plain::<true>(walk),
+            false => rows_plain::<false>(walk),
+        }
+    }
+}
+
+/// The numbers of one call of the row loop ([`rows_plain`]): runs `r < rows` of `bytes` bytes from `src.0 + r
+/// src.1` to `dst.0 + r dst.1` (each side's pointer with its step, as [`long_runs`] takes them), and the next call's
+/// source when its runs are requested ahead.
+#[derive(Clone, Copy)]
+struct Walk {
+    src: (*const u8, isize),
+    dst: (*mut u8, isize),
+    rows: usize,
+    bytes: usize,
+    next: Option<*const u8>,
 }
 
 /// [`rows_plain`] compiled for AVX2: the fixed-size moves of runs of 32 bytes and more take 32-byte vectors (the
@@ -211,17 +218,9 @@ unsafe fn rows_any(
 /// AVX2 is available; as for [`rows`].
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn rows_plain_avx2<const AHEAD: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    rows: usize,
-    bytes: usize,
-    s: isize,
-    d: isize,
-    next: Option<*const u8>,
-) {
+unsafe fn rows_plain_avx2<const AHEAD: bool>(walk: Walk) {
     // SAFETY: the caller's contract.
-    unsafe { rows_plain::<AHEAD>(src, dst, rows, bytes, s, d, next) }
+    unsafe { rows_plain::<AHEAD>(walk) }
 }
 
 /// The long runs' loop of [`rows_any`]: a bulk copy each (it streams whole lines when the copy streams). With
@@ -293,26 +292,19 @@ pub(crate) fn takes_next_call(bytes: usize, s: isize, ctx: Ctx) -> bool {
 /// # Safety
 /// As for [`rows`].
 #[inline(always)] // into `rows_plain_avx2` too, which compiles it for AVX2
-unsafe fn rows_plain<const AHEAD: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    rows: usize,
-    bytes: usize,
-    s: isize,
-    d: isize,
-    next: Option<*const u8>,
-) {
+unsafe fn rows_plain<const AHEAD: bool>(walk: Walk) {
+    let bytes = walk.bytes;
     assert!((1..=MOVES_MAX_BYTES).contains(&bytes));
     // SAFETY: for every arm, the caller's contract, and `W <= bytes` (each arm's range).
     unsafe {
         match bytes {
-            64.. => rows_with::<64, AHEAD>(src, dst, rows, bytes, s, d, next),
-            32..=63 => rows_with::<32, AHEAD>(src, dst, rows, bytes, s, d, next),
-            16..=31 => rows_with::<16, AHEAD>(src, dst, rows, bytes, s, d, next),
-            8..=15 => rows_with::<8, AHEAD>(src, dst, rows, bytes, s, d, next),
-            4..=7 => rows_with::<4, AHEAD>(src, dst, rows, bytes, s, d, next),
-            2..=3 => rows_with::<2, AHEAD>(src, dst, rows, bytes, s, d, next),
-            _ => rows_with::<1, AHEAD>(src, dst, rows, bytes, s, d, next),
+            64.. => rows_with::<64, AHEAD>(walk),
+            32..=63 => rows_with::<32, AHEAD>(walk),
+            16..=31 => rows_with::<16, AHEAD>(walk),
+            8..=15 => rows_with::<8, AHEAD>(walk),
+            4..=7 => rows_with::<4, AHEAD>(walk),
+            2..=3 => rows_with::<2, AHEAD>(walk),
+            _ => rows_with::<1, AHEAD>(walk),
         }
     }
 }
@@ -340,15 +332,8 @@ const PREFETCH_AHEAD: isize = 16;
 /// # Safety
 /// As for [`rows`], with `W <= bytes <= 2 W`.
 #[inline(always)]
-unsafe fn rows_with<const W: usize, const AHEAD: bool>(
-    src: *const u8,
-    dst: *mut u8,
-    rows: usize,
-    bytes: usize,
-    s: isize,
-    d: isize,
-    next: Option<*const u8>,
-) {
+unsafe fn rows_with<const W: usize, const AHEAD: bool>(walk: Walk) {
+    let Walk { src: (src, s), dst: (dst, d), rows, bytes, next } = walk;
     debug_assert!(W <= bytes && bytes <= 2 * W);
     let tail = bytes - W;
     // Runs this far from the end request the next call's runs (with `next`; requests are x86 only).
