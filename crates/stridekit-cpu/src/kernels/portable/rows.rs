@@ -182,7 +182,7 @@ unsafe fn rows_any(
     }
     let ahead = requests_ahead(s, ctx);
     let walk = Walk { src: (src, s), dst: (dst, d), rows, bytes, next: if ahead { next } else { None } };
-    // SAFETY (every arm): the caller's contract; AVX2 detected for the AVX2 build.
+    // SAFETY: every arm runs the caller's contract; the AVX2 build only where AVX2 was detected.
     unsafe {
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && bytes >= 32 {
