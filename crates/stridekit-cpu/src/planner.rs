@@ -191,7 +191,7 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 
 /// The bytes moved from which a copy streams its stores: [`ExecOptions::non_temporal_min_bytes`], and an eighth of
 /// it ([`DENSE_STREAMING_DIVISOR`]) for the kernels that write each call's destination as one contiguous run (the
-/// bulk copy, the reverse and the gather), whose streamed lines are whole lines but at the run's two ends.
+/// bulk copy, the reverse and the gather), whose streamed lines are whole lines except at the run's two ends.
 fn streaming_min_bytes(inner: Inner, options: &ExecOptions) -> usize {
     let nt = options.non_temporal_min_bytes;
     match inner {
