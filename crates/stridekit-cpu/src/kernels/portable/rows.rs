@@ -368,6 +368,11 @@ mod tests {
     use super::*;
     use crate::kernels::footprint::Bounds;
 
+    /// A call's context with streaming stores on `simd` (1-byte elements, no bounds to re-check, no next call).
+    fn streaming(simd: Simd) -> Ctx {
+        Ctx { esize: 1, simd, vbmi: false, nt: true, bounds: Bounds { src: (0, 0), dst: (0, 0) }, next: None }
+    }
+
     #[test]
     fn runs_of_whole_lines_take_the_stage_unless_they_are_long_runs() {
         let line = std::ptr::without_provenance::<u8>(64);
@@ -392,14 +397,7 @@ mod tests {
         let rows = 64;
         let src: Vec<u8> = (0..rows * 128).map(|i| (i * 7 % 251) as u8).collect();
         let mut out = Box::new(Lines([0xEE; 4096 + 64]));
-        let ctx = Ctx {
-            esize: 4,
-            simd: crate::kernels::dispatch::detect(true),
-            vbmi: false,
-            nt: true,
-            bounds: Bounds { src: (0, 0), dst: (0, 0) },
-            next: None,
-        };
+        let ctx = Ctx { esize: 4, ..streaming(crate::kernels::dispatch::detect(true)) };
         assert!(staged(rows, 64, 64, out.0.as_ptr(), true));
         // SAFETY: runs r < 64 of 64 bytes at 64 + 128 r in `src` (8192 bytes); 64 * 64 bytes of `out`.
         unsafe { super::rows(src.as_ptr().add(64), out.0.as_mut_ptr(), rows, 64, 128, 64, ctx, None) };
@@ -411,14 +409,7 @@ mod tests {
 
     #[test]
     fn only_long_runs_far_apart_in_a_streaming_copy_request_runs_ahead() {
-        let ctx = Ctx {
-            esize: 1,
-            simd: Simd::Avx2,
-            vbmi: false,
-            nt: true,
-            bounds: Bounds { src: (0, 0), dst: (0, 0) },
-            next: None,
-        };
+        let ctx = streaming(Simd::Avx2);
         // 364-byte runs 728 apart, either direction: requested.
         assert!(requests_long_runs(364, 728, ctx));
         assert!(requests_long_runs(364, -728, ctx));
