@@ -56,8 +56,8 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
 /// The tile, in rows `a` of a transpose (its count when a split divides its rows, `split.rs::inner_count`), under
 /// outer loops that write again the destination rows one call writes: a loop stepping less than the rows' stride
 /// continues or interleaves each row, so every call leaves a partial line at the ends of each row's piece, which a
-/// later step of that loop completes. When more than `budget` bytes are written in between (a call and the loops inside the
-/// innermost such loop), those lines have left L1 by then and are fetched for ownership again. In tiles of rows
+/// later step of that loop completes. When more than `budget` bytes are written in between (a call and the loops
+/// inside the innermost such loop), those lines have left L1 by then and are fetched for ownership again. In tiles of rows
 /// spanning at most `budget` (at least [`TILE_MIN_SOURCE_RUN`] bytes of each source row), the tile loop outermost,
 /// the outer loops complete a tile's lines while they are in L1. `None` when no loop writes the rows again, the
 /// lines are completed within the budget already, a loop is replicated, a split divides the columns instead (the
