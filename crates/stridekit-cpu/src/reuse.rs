@@ -53,15 +53,15 @@ pub(crate) fn tile(outer: &[Dim], inner: Inner, table: Option<&Table>, esize: us
     (lo < grains).then_some(lo * grain)
 }
 
-/// The tile, in rows `a` of a transpose (its count when a split divides its rows, `split.rs::inner_count`), under
-/// outer loops that write again the destination rows one call writes: a loop stepping less than the rows' stride
-/// continues or interleaves each row, so every call leaves a partial line at the ends of each row's piece, which a
-/// later step of that loop completes. When more than `budget` bytes are written in between (a call and the loops
-/// inside the innermost such loop), those lines have left L1 by then and are fetched for ownership again. In tiles of rows
-/// spanning at most `budget` (at least [`TILE_MIN_SOURCE_RUN`] bytes of each source row), the tile loop outermost,
-/// the outer loops complete a tile's lines while they are in L1. `None` when no loop writes the rows again, the
-/// lines are completed within the budget already, a loop is replicated, a split divides the columns instead (the
-/// count is then `nb`), or one tile would hold every row.
+/// The tile, in rows `a` of a transpose (its count when a split divides its rows, `split.rs::inner_count`), under outer
+/// loops that write again the destination rows one call writes: a loop stepping less than the rows' stride continues or
+/// interleaves each row, so every call leaves a partial line at the ends of each row's piece, which a later step of
+/// that loop completes. When more than `budget` bytes are written in between (a call and the loops inside the innermost
+/// such loop), those lines have left L1 by then and are fetched for ownership again. In tiles of rows spanning at most
+/// `budget` (at least [`TILE_MIN_SOURCE_RUN`] bytes of each source row), the tile loop outermost, the outer loops
+/// complete a tile's lines while they are in L1. `None` when no loop writes the rows again, the lines are completed
+/// within the budget already, a loop is replicated, a split divides the columns instead (the count is then `nb`), or
+/// one tile would hold every row.
 ///
 /// f64 rows of 152 elements written 19 at a time by 8 calls, 1109 rows (sweep3_197 of `--sweep 200 --seed 3`): 0.60
 /// of the time; six more sweep cases 0.58-0.99 (six alternating rounds, `docs/PERFORMANCE.md`, thirtieth round).
