@@ -601,14 +601,18 @@ unsafe fn steps_of<T: Elem>(
         Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
             each!(|a, b| transpose::transpose::<T>(a, b, na, a_src, a_dst, nb, b_src, ctx))
         }
-        Inner::Rows { rows: r, bytes, src: rs, dst: rd } => match ctx.next.and_then(|n| n.src) {
-            // As for the copy: the row loop requests the next call's runs (`rows::takes_next_call`).
-            Some(at) if rows::takes_next_call(bytes, rs, ctx) => {
-                let before = dst_only(ctx);
-                each!(before, |a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, Some(a.wrapping_offset(at))))
+        Inner::Rows { rows: r, bytes, src: rs, dst: rd } => {
+            // The next call's destination runs follow this call's (`rows::dst_reach`).
+            let on = Some(d) == (r as isize).checked_mul(rd);
+            match ctx.next.and_then(|n| n.src) {
+                // As for the copy: the row loop requests the next call's runs (`rows::takes_next_call`).
+                Some(at) if rows::takes_next_call(bytes, rs, ctx) => {
+                    let before = dst_only(ctx);
+                    each!(before, |a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, (Some(a.wrapping_offset(at)), on)))
+                }
+                _ => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, (None, on))),
             }
-            _ => each!(|a, b| rows::rows(a, b, r, bytes, rs, rd, ctx, None)),
-        },
+        }
         Inner::Scatter { n, src: ss, dst: sd } => each!(|a, b| scatter::scatter::<T>(a, b, n, ss, sd)),
         // `check` refuses a table call without its table, so a `Checked` program always has one here.
         Inner::Table(call) => {
