@@ -76,13 +76,14 @@ pub(crate) unsafe fn rows(
     // chunk below is told how many of them lie from its first run on.
     let walk = if requests_long_runs(bytes, s, ctx) { rows } else { 0 };
     if !staged(rows, bytes, d, dst, ctx.nt) {
-        let reach = dst_reach(rows, bytes, d, dst_continues, ctx);
         if backwards {
             let last = rows as isize - 1;
-            let walk = (rows, walk, 0);
+            // From the last run down: the next call's runs never follow the first.
+            let walk = (rows, walk, dst_reach(rows, bytes, -d, false, ctx));
             // SAFETY: the same runs, from run rows - 1 down to run 0 (the caller's contract).
             unsafe { rows_any(src.offset(last * s), dst.offset(last * d), walk, bytes, -s, -d, ctx, None) };
         } else {
+            let reach = dst_reach(rows, bytes, d, dst_continues, ctx);
             // SAFETY: the caller's contract.
             unsafe { rows_any(src, dst, (rows, walk, reach), bytes, s, d, ctx, next) };
         }
@@ -178,8 +179,8 @@ unsafe fn rows_any(
         // SAFETY: the caller's contract.
         unsafe {
             match walk > 0 {
-                true => long_runs::<true>((src, s), (dst, d), (rows, walk), bytes, ctx),
-                false => long_runs::<false>((src, s), (dst, d), (rows, 0), bytes, ctx),
+                true => long_runs::<true>((src, s), (dst, d), (rows, walk, dst_reach), bytes, ctx),
+                false => long_runs::<false>((src, s), (dst, d), (rows, 0, dst_reach), bytes, ctx),
             }
         };
         return;
@@ -230,7 +231,8 @@ unsafe fn rows_plain_avx2<const AHEAD: bool>(walk: Walk) {
 
 /// The long runs' loop of [`rows_any`]: a bulk copy each (it streams whole lines when the copy streams). With
 /// `REQUEST`, each run first requests the lines of the run [`LONG_RUNS_AHEAD`] further on while that run is one of
-/// the `walk` runs from this chunk's first (a separate instance, so that the loop without requests tests nothing).
+/// the `walk` runs from this chunk's first (a separate instance, so that the loop without requests tests nothing);
+/// each run up to `dst_reach` requests the destination of the run as far on with write intent ([`dst_reach`]).
 ///
 /// # Safety
 /// As for [`rows`].
@@ -238,11 +240,16 @@ unsafe fn rows_plain_avx2<const AHEAD: bool>(walk: Walk) {
 unsafe fn long_runs<const REQUEST: bool>(
     (src, s): (*const u8, isize),
     (dst, d): (*mut u8, isize),
-    (rows, walk): (usize, usize),
+    (rows, walk, dst_reach): (usize, usize, usize),
     bytes: usize,
     ctx: Ctx,
 ) {
     for r in 0..rows as isize {
+        #[cfg(target_arch = "x86_64")]
+        if ((r + LONG_RUNS_AHEAD) as usize) < dst_reach {
+            // A hint: it never faults.
+            x86::prefetch_bytes_for_write(dst.wrapping_offset((r + LONG_RUNS_AHEAD) * d), bytes);
+        }
         #[cfg(target_arch = "x86_64")]
         if REQUEST && ((r + LONG_RUNS_AHEAD) as usize) < walk {
             // A hint: it never faults.
@@ -291,17 +298,26 @@ pub(crate) fn takes_next_call(bytes: usize, s: isize, ctx: Ctx) -> bool {
     bytes <= MOVES_MAX_BYTES && requests_ahead(s, ctx)
 }
 
-/// How many runs from a call's first one the row loop may request the destination lines of, with write intent,
-/// [`PREFETCH_AHEAD`] runs ahead (0: none): runs of at most [`MOVES_MAX_BYTES`] more than a line apart in the
-/// destination (each writes lines of its own, which its ordinary stores would wait to own; a contiguous destination
-/// of shorter steps is a stream the hardware follows), up to the call's last run, or past it when the next call's
-/// runs follow at the same step (`continues`). Never for the stage (whose lines are in L1). Over the 24 row
-/// cases of seeds 1-4 whose destination runs are a line apart, four alternating rounds: 0.33-0.6 of the time for
-/// ten (40-byte runs 284 bytes apart, sweep4_153; 80-byte runs 240 apart from the cache, sweep2_145), 1.2-2.5x
-/// for calls of 12-25 runs when requests passed the call's end though the next call jumped (sweep1_023,
-/// sweep1_065), which `continues` now rules out.
+/// How many runs from a call's first one the row loops may request the destination lines of, with write intent,
+/// some runs ahead ([`PREFETCH_AHEAD`], [`LONG_RUNS_AHEAD`]; 0: none), so that their ordinary stores do not wait
+/// to own each line: runs of at most [`MOVES_MAX_BYTES`] more than a line apart in the destination, and longer runs
+/// unless the copy streams (their whole lines stream then). Up to the call's last run, or past it when the next
+/// call's runs follow at the same step (`continues`). Never for the stage (whose lines are in L1), nor for short
+/// runs within a line of each other: requested per run (1.07x the time over the 73 such row cases of seeds 1-4,
+/// up to 1.9x), the hardware follows those on its own.
+///
+/// Measured over the row cases of seeds 1-4, four alternating rounds each (`docs/PERFORMANCE.md`, thirty-second
+/// round): the 24 of short runs a line apart 0.70 of the time (40-byte runs 284 bytes apart, sweep4_153, 0.32;
+/// 80-byte runs 240 apart from the cache, sweep2_145, 0.57), where requests past the call's end though the next
+/// call jumped had cost calls of 12-25 runs 1.2-2.5x (sweep1_023, sweep1_065); the 21 of runs of 129 bytes to
+/// 1 KiB that do not stream 0.83 (368-byte runs 19872 bytes apart, sweep4_108, 0.47-0.78; 708-byte runs into a
+/// contiguous destination, sweep3_138, 0.69).
 fn dst_reach(rows: usize, bytes: usize, d: isize, continues: bool, ctx: Ctx) -> usize {
-    let requests = ctx.simd == Simd::Avx2 && bytes <= MOVES_MAX_BYTES && d.unsigned_abs() > 64;
+    let requests = ctx.simd == Simd::Avx2
+        && match bytes <= MOVES_MAX_BYTES {
+            true => d.unsigned_abs() > 64,
+            false => !ctx.nt,
+        };
     match (requests, continues) {
         (false, _) => 0,
         (true, false) => rows,
@@ -445,10 +461,12 @@ mod tests {
         assert_eq!(dst_reach(495, 40, 284, true, ctx), usize::MAX);
         // Runs of 80 bytes into a contiguous destination are a line apart too; with streaming stores as well.
         assert_eq!(dst_reach(15, 80, 80, false, streaming(Simd::Avx2)), 15);
-        // Runs within a line of each other, runs longer than the row loop's moves, bottom-up destinations a line
-        // apart (requested as well), no AVX2.
+        // Longer runs too, unless they stream.
+        assert_eq!(dst_reach(100, 368, 19872, false, ctx), 100);
+        assert_eq!(dst_reach(100, 708, 708, true, ctx), usize::MAX);
+        assert_eq!(dst_reach(100, 368, 19872, false, streaming(Simd::Avx2)), 0);
+        // Runs within a line of each other, bottom-up destinations a line apart (requested as well), no AVX2.
         assert_eq!(dst_reach(100, 16, 64, true, ctx), 0);
-        assert_eq!(dst_reach(100, 129, 400, true, ctx), 0);
         assert_eq!(dst_reach(100, 40, -284, false, ctx), 100);
         assert_eq!(dst_reach(100, 40, 284, true, Ctx { simd: Simd::None, ..ctx }), 0);
     }
