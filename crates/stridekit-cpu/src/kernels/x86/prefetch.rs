@@ -46,3 +46,10 @@ pub(crate) fn prefetch_bytes_for_write(dst: *mut u8, len: usize) {
         unsafe { _mm_prefetch::<_MM_HINT_ET0>(line.cast()) };
     }
 }
+
+/// Prefetches the line `p` lies in with write intent (`prefetchw`).
+#[inline]
+pub(crate) fn prefetch_line_for_write(p: *mut u8) {
+    // SAFETY: SSE (part of x86_64); prefetching is a hint that never faults.
+    unsafe { _mm_prefetch::<_MM_HINT_ET0>(p.cast_const().cast()) };
+}
