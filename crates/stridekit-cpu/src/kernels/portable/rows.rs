@@ -187,8 +187,7 @@ unsafe fn rows_any(
     }
     let ahead = requests_ahead(s, ctx);
     let walk = Walk { src: (src, s), dst: (dst, d), rows, bytes, next: if ahead { next } else { None }, dst_reach };
-    // One instance per kind of request, so that a loop without requests tests nothing per run (the per-run test of
-    // the destination requests cost the runs within a line of each other 1.06x the time).
+    // One instance per kind of request, so that a loop without requests tests nothing per run.
     macro_rules! plain {
         ($f:ident) => {
             match (ahead, dst_reach > 0) {
