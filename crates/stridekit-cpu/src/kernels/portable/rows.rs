@@ -488,6 +488,45 @@ mod tests {
         assert_eq!(dst_reach(100, 40, 284, true, Ctx { simd: Simd::None, ..ctx }), 0);
     }
 
+    /// Runs a line or more apart under ordinary stores, their destination requested ahead (short runs, long runs
+    /// walked forwards and bottom-up; within the call, and past its end as when the next call's runs follow): every
+    /// run where it belongs, and the gaps between them untouched.
+    #[test]
+    fn runs_with_their_destination_requested_land_where_they_belong() {
+        let simd = crate::kernels::dispatch::detect(true);
+        let ctx = Ctx { nt: false, ..streaming(simd) };
+        let rows = if cfg!(miri) { 20 } else { 100 };
+        for (bytes, s, d) in [(40usize, 40isize, 284usize), (200, 300, 260), (200, -256, 300)] {
+            assert_eq!(dst_reach(rows, bytes, d as isize, false, ctx) > 0, simd == Simd::Avx2);
+            let span = |step: usize| (rows - 1) * step + bytes;
+            let src: Vec<u8> = (0..span(s.unsigned_abs())).map(|i| (i * 7 + i / 251) as u8).collect();
+            // Bottom-up: run 0 is the last run of the source.
+            let s0 = if s < 0 { (rows - 1) * s.unsigned_abs() } else { 0 };
+            for continues in [false, true] {
+                let mut out = vec![0xEEu8; span(d)];
+                // SAFETY: runs r < rows of `bytes` at s0 + r s inside `src` and at r d inside `out`; no overlap.
+                unsafe {
+                    super::rows(
+                        src.as_ptr().add(s0),
+                        out.as_mut_ptr(),
+                        rows,
+                        bytes,
+                        s,
+                        d as isize,
+                        ctx,
+                        (None, continues),
+                    )
+                };
+                for r in 0..rows {
+                    let from = (s0 as isize + r as isize * s) as usize;
+                    assert_eq!(out[r * d..r * d + bytes], src[from..from + bytes], "{bytes} {s} {d}: run {r}");
+                    let gap = &out[(r * d + bytes).min(out.len())..((r + 1) * d).min(out.len())];
+                    assert!(gap.iter().all(|&b| b == 0xEE), "{bytes} {s} {d}: gap after run {r}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn only_long_runs_far_apart_in_a_streaming_copy_request_runs_ahead() {
         let ctx = streaming(Simd::Avx2);
