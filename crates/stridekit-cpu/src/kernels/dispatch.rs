@@ -599,7 +599,9 @@ unsafe fn steps_of<T: Elem>(
         Inner::Fill { n } => each!(|a, b| fill::fill::<T>(a, b, n, ctx)),
         Inner::Gather { n, src: gs } => each!(|a, b| gather::gather::<T>(a, b, n, gs, ctx)),
         Inner::Transpose { na, a_src, a_dst, nb, b_src } => {
-            each!(|a, b| transpose::transpose::<T>(a, b, na, a_src, a_dst, nb, b_src, ctx))
+            // The next call's pieces of the destination rows follow this call's (`transpose::next_rows`).
+            let on = (d == (nb * T::SIZE) as isize).then_some(d);
+            each!(|a, b| transpose::transpose::<T>(a, b, na, a_src, a_dst, nb, b_src, ctx, on))
         }
         Inner::Rows { rows: r, bytes, src: rs, dst: rd } => {
             // The next call's destination runs follow this call's (`rows::dst_reach`).

@@ -28,7 +28,41 @@ pub(crate) fn gather_block(b_src: isize, esize: usize) -> usize {
     (BLOCK_SOURCE_BYTES / per / 64 * 64).max(64)
 }
 
-/// `dst[a * a_dst + b] = src[a * a_src + b * b_src]` (element indices a, b; strides in bytes) in cache-sized tiles.
+/// The longest piece of each destination row (`nb` elements) whose continuation a transpose requests ahead
+/// ([`next_rows`]).
+const NEXT_PIECE_MAX_BYTES: usize = 1024;
+
+/// The most destination bytes of one call for which a transpose requests the next call's ([`next_rows`]): beyond
+/// about a quarter of L2, the lines requested a call ahead would leave the cache before the next call writes them.
+const NEXT_CALL_MAX_BYTES: usize = 512 << 10;
+
+/// The step from each destination row's piece to the piece the next call writes in the same row, when a transpose
+/// requests that piece with write intent while it writes its own; `on` is that step when the loop around the call
+/// continues the rows (it steps one piece, `nb` elements). An ordinary store that misses waits for its line to be
+/// read for ownership, and the hardware prefetcher does not follow `na` separate rows: a transpose of 117 rows of 40
+/// f16 elements per call, continued by the 1638 steps of two loops (sweep4_030 of `--sweep 200 --seed 4`), stalled on
+/// the stores of every new line; with each row's next piece requested as the row is written (one call of time
+/// ahead), it ran in 0.42-0.50 of the time (`docs/PERFORMANCE.md`, thirty-third round). Pieces longer than
+/// [`NEXT_PIECE_MAX_BYTES`] are few lines apart per row, and calls larger than [`NEXT_CALL_MAX_BYTES`] evict what
+/// they requested: neither requests.
+pub(crate) fn next_rows(
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    esize: usize,
+    on: Option<isize>,
+    ctx: Ctx,
+) -> Option<isize> {
+    let piece = nb.saturating_mul(esize);
+    // Rows nearer than this piece, the next one and a line apart are a band of lines the call writes already.
+    let apart = a_dst.unsigned_abs() > piece.saturating_mul(2).saturating_add(64);
+    let fits = apart && piece <= NEXT_PIECE_MAX_BYTES && na.saturating_mul(piece) <= NEXT_CALL_MAX_BYTES;
+    on.filter(|_| ctx.simd == Simd::Avx2 && fits)
+}
+
+/// `dst[a * a_dst + b] = src[a * a_src + b * b_src]` (element indices a, b; strides in bytes) in cache-sized tiles;
+/// with `on`, the step to the next call's piece of each destination row when the loop around the call continues
+/// the rows (see [`next_rows`]).
 ///
 /// The destination rows may interleave with another thread's rows (a padded or permuted output), so no slice may
 /// span them: this stays a pointer loop.
@@ -46,8 +80,10 @@ pub(crate) unsafe fn transpose<T: Elem>(
     nb: usize,
     b_src: isize,
     ctx: Ctx,
+    on: Option<isize>,
 ) {
     let e = T::SIZE as isize;
+    let next = next_rows(na, a_dst, nb, T::SIZE, on, ctx);
     #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && a_src == e && x86::deinterleave_fits(na, b_src, T::SIZE) {
         // SAFETY: AVX2 detected; same ranges (the source is pixels of `b_src` bytes whose first `na` elements are
@@ -69,7 +105,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
         let (s, d) = (src.wrapping_offset(last * a_src), dst.wrapping_offset(last * a_dst));
         if x86::transpose_tiles_fit(na, nb, ad, T::SIZE) {
             // SAFETY: as above (a_src is one element, what the SIMD transpose assumes).
-            unsafe { x86::transpose_avx2::<T>(s, d, na, ad, nb, b_src, ctx.nt) };
+            unsafe { x86::transpose_avx2::<T>(s, d, na, ad, nb, b_src, ctx.nt, next) };
             return;
         }
         if x86::transpose_partner_fits(na, nb, ad, b_src, T::SIZE) {
@@ -90,7 +126,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
     }
     if a_src != e || ctx.simd != Simd::None {
         // SAFETY: the caller's contract.
-        unsafe { gather_tiles::<T>(src, dst, na, a_src, a_dst, nb, b_src, ctx) };
+        unsafe { gather_tiles::<T>(src, dst, na, a_src, a_dst, nb, b_src, ctx, next) };
         return;
     }
     const TILE: usize = 16;
@@ -113,7 +149,8 @@ pub(crate) unsafe fn transpose<T: Elem>(
 
 /// The gather tiles: blocks of [`gather_block`] elements of `b`; in each block, one gather (the gather kernel,
 /// SIMD at small strides) per destination row `a`. Streaming stores are the gather kernel's: it streams only the
-/// whole lines inside its piece, so pieces that share a line never mix streaming and ordinary stores on it.
+/// whole lines inside its piece, so pieces that share a line never mix streaming and ordinary stores on it. With
+/// `next` ([`next_rows`]) and the rows in one block, each row requests its next piece before its gather.
 ///
 /// # Safety
 /// As for [`transpose`].
@@ -127,9 +164,11 @@ unsafe fn gather_tiles<T: Elem>(
     nb: usize,
     b_src: isize,
     ctx: Ctx,
+    next: Option<isize>,
 ) {
     let e = T::SIZE;
     let block = gather_block(b_src, e);
+    let next = next.filter(|_| nb <= block);
     // Source rows a line or more apart are a stream each, and the hardware prefetcher tracks only so many (Intel's
     // L2 streamer 32): beyond that, each row's next line is requested a line's worth of `a` ahead (see
     // [`gather_requesting`]).
@@ -146,6 +185,10 @@ unsafe fn gather_tiles<T: Elem>(
             unsafe {
                 let s = src.offset(a * a_src + b0 as isize * b_src);
                 let d = dst.offset(a * a_dst + (b0 * e) as isize);
+                #[cfg(target_arch = "x86_64")]
+                if let Some(step) = next {
+                    x86::prefetch_bytes_for_write(d.wrapping_offset(step), len * e);
+                }
                 ctx.bounds.debug_check_walks([(len, b_src), (1, 0)], e, s, [(len, e as isize), (1, 0)], e, d);
                 match ahead && (a as usize).is_multiple_of(per_line) {
                     true => gather_requesting::<T>(s, d, len, b_src, per_line as isize * a_src),
@@ -185,3 +228,95 @@ unsafe fn gather_requesting<T: Elem>(src: *const u8, dst: *mut u8, n: usize, str
 /// The most source rows of a block the gather tiles leave to the hardware prefetcher. Fourteen rows read
 /// backwards (sweep1_093) ran 0.47 -> 0.34 of the roofline with the requests, 256 rows 0.18 -> 0.35 (sweep1_052).
 const PREFETCH_STREAMS: usize = 32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::footprint::Bounds;
+
+    /// A call's context on `simd` with ordinary stores, its bounds the two buffers.
+    fn ctx(esize: usize, simd: Simd, src: &[u8], dst: &[u8]) -> Ctx {
+        let range = |b: &[u8]| (b.as_ptr() as usize, b.as_ptr() as usize + b.len());
+        let bounds = Bounds { src: range(src), dst: range(dst) };
+        Ctx { esize, simd, vbmi: false, nt: false, bounds, next: None }
+    }
+
+    #[test]
+    fn the_next_piece_is_requested_when_the_loop_continues_rows_more_than_two_pieces_apart() {
+        let c = ctx(2, Simd::Avx2, &[], &[]);
+        // 117 rows of 40 f16 131040 bytes apart, continued by the loop around the call (sweep4_030's call).
+        assert_eq!(next_rows(117, 131_040, 40, 2, Some(80), c), Some(80));
+        assert_eq!(next_rows(28, -23_936, 64, 2, Some(128), c), Some(128));
+        // Not continued, or on the portable kernels.
+        assert_eq!(next_rows(117, 131_040, 40, 2, None, c), None);
+        assert_eq!(next_rows(117, 131_040, 40, 2, Some(80), Ctx { simd: Simd::None, ..c }), None);
+        // u64 rows 80 bytes apart written 40 bytes at a time (sweep2_038): the next pieces lie in the call's lines.
+        assert_eq!(next_rows(816, 80, 5, 8, Some(40), c), None);
+        assert_eq!(next_rows(816, 145, 5, 8, Some(40), c), Some(40));
+        // Pieces longer than a KiB (sweep3_188), calls of more than 512 KiB (sweep4_036 untiled).
+        assert_eq!(next_rows(475, 39_872, 623, 4, Some(2492), c), None);
+        assert_eq!(next_rows(256, 1 << 20, 256, 4, Some(1024), c), Some(1024));
+        assert_eq!(next_rows(20_951, 800, 25, 8, Some(200), c), None);
+    }
+
+    /// `steps` calls, each continuing every destination row by its piece as the loop around them does, with the
+    /// next pieces requested, on every path of the transpose that requests them (the gather tiles, the chunked
+    /// tiles, rows walked backwards, and the strips outside Miri): every element where the definition puts it and
+    /// the padding of each row untouched.
+    #[test]
+    fn transposes_continued_by_their_loop_land_where_they_belong() {
+        fn check<T: Elem>(na: usize, a_back: bool, a_src_elems: usize, nb: usize, simd: Simd) {
+            let e = T::SIZE;
+            let steps = 3;
+            let piece = nb * e;
+            let a_dst = steps * piece + 72; // more than two pieces and a line apart: the requests are made
+            let a_src = (a_src_elems * e) as isize;
+            let b_src = na as isize * a_src + 8; // pixels with a gap
+            let s_step = nb as isize * b_src + 24; // the loop's source step does not continue the pixels
+            let src: Vec<u8> = (0..(steps as isize * s_step) as usize).map(|i| (i * 7 + i / 253) as u8).collect();
+            let mut dst = vec![0xEEu8; na * a_dst];
+            let c = ctx(e, simd, &src, &dst);
+            let on = Some(piece as isize);
+            assert_eq!(next_rows(na, a_dst as isize, nb, e, on, c).is_some(), simd == Simd::Avx2);
+            // Row a of the call starts at source byte a * a_src, or from the last row backwards.
+            let (s0, d0, sa, da) = match a_back {
+                false => (0, 0, a_src, a_dst as isize),
+                true => ((na - 1) as isize * a_src, ((na - 1) * a_dst) as isize, -a_src, -(a_dst as isize)),
+            };
+            for j in 0..steps as isize {
+                // SAFETY: call j's source element (a, b) at s0 + a sa + b b_src + j s_step lies inside `src` (the
+                // last at (na - 1) a_src + (nb - 1) b_src + (steps - 1) s_step + e); its destination element at
+                // d0 + a da + (j nb + b) e inside row a of `dst`; |b_src| >= e; no overlap.
+                unsafe {
+                    let (s, d) =
+                        (src.as_ptr().offset(s0 + j * s_step), dst.as_mut_ptr().offset(d0 + j * piece as isize));
+                    transpose::<T>(s, d, na, sa, da, nb, b_src, c, on)
+                };
+            }
+            for a in 0..na {
+                for j in 0..steps {
+                    for b in 0..nb {
+                        let at = a * a_src as usize + b * b_src as usize + j * s_step as usize;
+                        let to = a * a_dst + (j * nb + b) * e;
+                        assert_eq!(dst[to..to + e], src[at..at + e], "{e}-byte element ({a}, {j}, {b}), {simd:?}");
+                    }
+                }
+                let pad = &dst[a * a_dst + steps * piece..(a + 1) * a_dst];
+                assert!(pad.iter().all(|&x| x == 0xEE), "padding of row {a}");
+            }
+        }
+        let simds: &[Simd] = match crate::kernels::dispatch::detect(true) {
+            Simd::Avx2 => &[Simd::Avx2, Simd::None],
+            Simd::None => &[Simd::None],
+        };
+        for &simd in simds {
+            check::<u16>(9, false, 2, 10, simd); // every other element: the gather tiles
+            check::<u32>(20, false, 1, 12, simd); // the chunked tiles
+            check::<u32>(20, true, 1, 12, simd); // rows walked backwards
+            check::<u64>(6, false, 1, 5, simd);
+            if !cfg!(miri) {
+                check::<u8>(1030, false, 1, 20, simd); // source rows of a KiB: the strips
+            }
+        }
+    }
+}

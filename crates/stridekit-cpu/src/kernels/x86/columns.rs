@@ -42,12 +42,12 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
     // this function is not re-entered). An empty range is skipped: its start may lie outside the allocation.
     if head > 0 {
         // SAFETY: columns 0 .. head of the caller's range.
-        unsafe { transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false) };
+        unsafe { transpose_avx2::<T>(src, dst, na, a_dst, head, b_src, false, None) };
     }
     if body_end < nb {
         let (bs, bd) = (body_end as isize * b_src, body_end as isize * ei);
         // SAFETY: columns body_end .. nb of the caller's range; column body_end exists.
-        unsafe { transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false) };
+        unsafe { transpose_avx2::<T>(src.offset(bs), dst.offset(bd), na, a_dst, nb - body_end, b_src, false, None) };
     }
     if blocks > 0 {
         // SAFETY: the caller's contract; blocks of wb columns from `head`, which the alignment above makes 32-byte
