@@ -83,8 +83,10 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     let cols = nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES;
     let scratch_rows = use_scratch.then(|| scratch_chunk(row_bytes, e));
     if !cols && strips_fit(na, nb, e, scratch_rows) {
+        // The next strip's line of each row: the strips write a line of every row in turn.
+        let ahead = next.or_else(|| rows_ahead(a_dst, row_bytes, STRIP_BYTES, nt));
         // SAFETY: the caller's contract; `strips_fit` gives at least a tile on each side.
-        unsafe { transpose_strips::<T>(src, dst, na, a_dst, nb, b_src, next) };
+        unsafe { transpose_strips::<T>(src, dst, na, a_dst, nb, b_src, ahead) };
         return;
     }
     if cols {
@@ -99,9 +101,30 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
             true => with_scratch(|block| {
                 transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((block, SCRATCH_BYTES)), None)
             }),
-            false => transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None, next),
+            false => {
+                let ahead = next.or_else(|| rows_ahead(a_dst, row_bytes, ROW_AHEAD_BYTES, nt));
+                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None, ahead)
+            }
         }
     }
+}
+
+/// How far on in each destination row the chunked tile walk requests the row's lines ([`request_next_piece`], one
+/// request per line, spread over the tiles): 1 KiB, as ordinary stores of long regions do (`x86/store.rs`).
+const ROW_AHEAD_BYTES: usize = 1024;
+
+/// The step, `step` bytes on in the same destination row, at which a tiled walk that stores ordinarily requests the
+/// lines it will write, when the copy streams (`nt`: its destination is beyond the caches) and the destination rows
+/// (`row_bytes` long, `a_dst` apart) are separate streams longer than the step. Each row is a stream of stores the
+/// hardware prefetcher does not request ahead, and there are more rows than streams it tracks: NHWC -> NCHW of 64
+/// f32 channels of 299 x 299 pixels (planes 357604 bytes apart, which the column blocks cannot stream: not a multiple
+/// of 32) ran at 0.18-0.33 of the roofline, with the requests at 0.50; 82 f64 rows 494 KB apart (sweep3_060 of
+/// `--sweep 200 --seed 3`) in 0.45-0.58 of the time, 172 u16 rows 282 KB apart (sweep2_137) in 0.81-0.82
+/// (`docs/PERFORMANCE.md`, thirty-third round). A walk whose loop continues its rows requests the next call's
+/// pieces instead (`portable::transpose::next_rows`).
+fn rows_ahead(a_dst: isize, row_bytes: usize, step: usize, nt: bool) -> Option<isize> {
+    let apart = a_dst.unsigned_abs() >= 4096;
+    (nt && apart && row_bytes > step).then_some(step as isize)
 }
 
 /// The rows `a` of a chunk through the scratch block of a transpose into contiguous destination rows of
@@ -468,7 +491,8 @@ mod tests {
             // Bytes, so that every byte of a wide element is checked: source element (a, b) of the packed source is
             // the e bytes at (b na + a) e.
             let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 7 + i / 251) as u8).collect();
-            for (b_back, a_back) in [(false, false), (true, false), (false, true)] {
+            // The last case with its rows' next strips requested (`rows_ahead`).
+            for (b_back, a_back, ahead) in [(false, false, None), (true, false, None), (false, true, Some(64))] {
                 let a_dst = (nb + 5) * e; // padded destination rows
                 let mut dst = vec![0u8; na * a_dst];
                 let row = (na * e) as isize;
@@ -478,7 +502,7 @@ mod tests {
                 // when backwards); destination element (a, b) at d0 + a ad + b e inside `dst`; na, nb at least a
                 // tile; no overlap.
                 unsafe {
-                    transpose_strips::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, None)
+                    transpose_strips::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, ahead)
                 };
                 let what = format!("backwards {b_back} {a_back}");
                 assert_transposed(&src, (s0, e as isize, b_src), &dst, (d0, ad), (na, nb, e), &what);
@@ -488,6 +512,44 @@ mod tests {
         check::<u16>();
         check::<u32>();
         check::<u64>();
+    }
+
+    #[test]
+    fn rows_far_apart_in_a_streaming_copy_request_their_lines_further_on() {
+        // 64 f32 planes of 299 x 299 pixels (357604 bytes apart), 1 KiB on; strips their next line.
+        assert_eq!(rows_ahead(357_604, 357_604, ROW_AHEAD_BYTES, true), Some(1024));
+        assert_eq!(rows_ahead(-494_000, 246_968, STRIP_BYTES, true), Some(64));
+        // Not when the copy fits the caches, the rows are near each other, or shorter than the step.
+        assert_eq!(rows_ahead(357_604, 357_604, ROW_AHEAD_BYTES, false), None);
+        assert_eq!(rows_ahead(4095, 4000, ROW_AHEAD_BYTES, true), None);
+        assert_eq!(rows_ahead(8192, 1024, ROW_AHEAD_BYTES, true), None);
+    }
+
+    /// The chunked tile walk of a streaming copy into rows far apart, their lines requested 1 KiB on (neither the
+    /// scratch block nor the column blocks: rows not a multiple of 32 bytes apart), forwards and with the rows
+    /// stepping back: every element where the definition puts it, the rows' padding untouched.
+    #[test]
+    fn chunked_tiles_requesting_their_rows_ahead_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        let (na, nb, e) = (20, if cfg!(miri) { 300 } else { 1100 }, 4);
+        let a_dst = (nb * e + 4).max(4100); // 4 mod 32, at least 4096
+        assert!(!strips_fit(na, nb, e, None) && a_dst % 32 != 0);
+        let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 13 + i / 241) as u8).collect();
+        for a_back in [false, true] {
+            let mut dst = vec![0xEEu8; na * a_dst];
+            let (d0, ad) = if a_back { ((na - 1) * a_dst, -(a_dst as isize)) } else { (0, a_dst as isize) };
+            let b_src = (na * e) as isize;
+            // SAFETY: AVX2 detected; source element (a, b) at a e + b b_src inside `src`; destination element (a, b)
+            // at d0 + a ad + b e inside `dst`; no overlap.
+            unsafe { transpose_avx2::<u32>(src.as_ptr(), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, true, None) };
+            assert_transposed(&src, (0, e as isize, b_src), &dst, (d0, ad), (na, nb, e), "chunks ahead");
+            for a in 0..na {
+                let row = (d0 as isize + a as isize * ad) as usize;
+                assert!(dst[row + nb * e..row + a_dst].iter().all(|&x| x == 0xEE), "padding of row {a}");
+            }
+        }
     }
 
     #[test]
