@@ -321,8 +321,7 @@ pub(crate) fn takes_next_call(bytes: usize, s: isize, ctx: Ctx) -> bool {
 /// unless the copy streams (their whole lines stream then). Up to the call's last run, or past it when the next
 /// call's runs follow at the same step (`continues`). Never for the stage (whose lines are in L1), nor for short
 /// runs within a line of each other: requested per run (1.07x the time over the 73 such row cases of seeds 1-4,
-/// up to 1.9x), the hardware follows those on its own; padded ones forwards are requested, a line at a time
-/// ([`padded_within_a_line`]).
+/// up to 1.9x), the hardware follows those on its own.
 ///
 /// Measured over the row cases of seeds 1-4, four alternating rounds each (`docs/PERFORMANCE.md`, thirty-second
 /// round): the 24 of short runs a line apart 0.70 of the time (40-byte runs 284 bytes apart, sweep4_153, 0.32;
@@ -333,7 +332,7 @@ pub(crate) fn takes_next_call(bytes: usize, s: isize, ctx: Ctx) -> bool {
 fn dst_reach(rows: usize, bytes: usize, d: isize, continues: bool, ctx: Ctx) -> usize {
     let requests = ctx.simd == Simd::Avx2
         && match bytes <= MOVES_MAX_BYTES {
-            true => d.unsigned_abs() > 64 || padded_within_a_line(bytes, d),
+            true => d.unsigned_abs() > 64,
             false => !ctx.nt,
         };
     match (requests, continues) {
@@ -342,25 +341,6 @@ fn dst_reach(rows: usize, bytes: usize, d: isize, continues: bool, ctx: Ctx) -> 
         (true, true) => usize::MAX,
     }
 }
-
-/// Whether short runs of `bytes` are written `d` bytes apart with a gap between them, forwards, within a line of each
-/// other (a padded destination: 16-byte runs 28 bytes apart, sweep3_012 of `--sweep 200 --seed 3`). Every line is
-/// written in part, so the stage cannot take them and none streams; each line is read for ownership, and the
-/// hardware prefetcher did not do it ahead of the stores. [`rows_with`] requests such lines
-/// [`DENSE_AHEAD_BYTES`] ahead, one request per line (the run that is the first to start in it); per run, requests
-/// cost more than they saved (see [`dst_reach`]). Time ratios, two runs of four and six alternating rounds
-/// (`docs/PERFORMANCE.md`, thirty-third round): sweep3_012 0.64-0.83, 8-byte runs 46 apart (sweep3_009) 0.78-0.87,
-/// 13-byte runs 59 apart (sweep4_069) 0.88-0.92, 14-byte runs 54 apart (sweep3_180) 0.98-1.04; the 24 rows a line
-/// apart, whose loop holds the same branch, within noise. Contiguous runs are not such a case: they take the stage
-/// when the copy streams, and their requests cost two of them 1.6-1.95x (runs of 6 and 12 bytes in tiles of a
-/// reused source, sweep2_188, sweep3_174).
-fn padded_within_a_line(bytes: usize, d: isize) -> bool {
-    d > bytes as isize && d <= 64
-}
-
-/// How far ahead [`rows_with`] requests the lines of [`padded_within_a_line`] runs: 1 KiB, as the ordinary stores of
-/// long regions do (`x86/store.rs`).
-const DENSE_AHEAD_BYTES: isize = 1024;
 
 /// The row loop. The destination runs may interleave with another thread's bytes (channel-last
 /// outputs), so no slice may span them: this is a pointer loop.
@@ -419,23 +399,11 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool, const DST: bool>(walk: Wa
     let _ = next;
     #[cfg(not(target_arch = "x86_64"))]
     let _ = dst_reach;
-    // Runs a line apart request the run PREFETCH_AHEAD on; padded runs within a line (`dst_reach` requests only
-    // those nearer) the line DENSE_AHEAD_BYTES on, where a run is the first to start in it.
-    #[cfg(target_arch = "x86_64")]
-    let (apart, dst_ahead) = match d.unsigned_abs() > 64 {
-        true => (true, PREFETCH_AHEAD),
-        false => (false, DENSE_AHEAD_BYTES / d.max(1)),
-    };
     for r in 0..rows as isize {
         #[cfg(target_arch = "x86_64")]
-        if DST && ((r + dst_ahead) as usize) < dst_reach {
+        if DST && ((r + PREFETCH_AHEAD) as usize) < dst_reach {
             // A hint: it never faults.
-            let p = dst.wrapping_offset((r + dst_ahead) * d);
-            if apart {
-                x86::prefetch_bytes_for_write(p, bytes);
-            } else if (p as usize) % 64 < d as usize {
-                x86::prefetch_line_for_write(p);
-            }
+            x86::prefetch_bytes_for_write(dst.wrapping_offset((r + PREFETCH_AHEAD) * d), bytes);
         }
         #[cfg(target_arch = "x86_64")]
         if AHEAD {
@@ -514,28 +482,21 @@ mod tests {
         assert_eq!(dst_reach(100, 368, 19872, false, ctx), 100);
         assert_eq!(dst_reach(100, 708, 708, true, ctx), usize::MAX);
         assert_eq!(dst_reach(100, 368, 19872, false, streaming(Simd::Avx2)), 0);
-        // Runs within a line of each other: padded ones forwards (16-byte runs 28 apart, sweep3_012), not contiguous
-        // or bottom-up ones.
-        assert_eq!(dst_reach(100, 16, 28, false, ctx), 100);
-        assert_eq!(dst_reach(100, 16, 64, true, ctx), usize::MAX);
-        assert_eq!(dst_reach(100, 16, 16, true, ctx), 0);
-        assert_eq!(dst_reach(100, 16, -28, true, ctx), 0);
-        // Bottom-up destinations a line apart (requested as well), no AVX2.
-        assert!(padded_within_a_line(16, 28) && padded_within_a_line(16, 64) && !padded_within_a_line(16, 65));
+        // Runs within a line of each other, bottom-up destinations a line apart (requested as well), no AVX2.
+        assert_eq!(dst_reach(100, 16, 64, true, ctx), 0);
         assert_eq!(dst_reach(100, 40, -284, false, ctx), 100);
         assert_eq!(dst_reach(100, 40, 284, true, Ctx { simd: Simd::None, ..ctx }), 0);
     }
 
-    /// Runs under ordinary stores, their destination requested ahead (short runs a line apart and padded ones
-    /// within a line, long runs walked forwards and bottom-up; within the call, and past its end as when the next
-    /// call's runs follow): every run where it belongs, and the gaps between them untouched.
+    /// Runs a line or more apart under ordinary stores, their destination requested ahead (short runs, long runs
+    /// walked forwards and bottom-up; within the call, and past its end as when the next call's runs follow): every
+    /// run where it belongs, and the gaps between them untouched.
     #[test]
     fn runs_with_their_destination_requested_land_where_they_belong() {
         let simd = crate::kernels::dispatch::detect(true);
         let ctx = Ctx { nt: false, ..streaming(simd) };
-        // Under Miri too, more padded runs than DENSE_AHEAD_BYTES spans (37 of 28 bytes), so that some are requested.
-        let rows = if cfg!(miri) { 40 } else { 100 };
-        for (bytes, s, d) in [(40usize, 40isize, 284usize), (16, 16, 28), (200, 300, 260), (200, -256, 300)] {
+        let rows = if cfg!(miri) { 20 } else { 100 };
+        for (bytes, s, d) in [(40usize, 40isize, 284usize), (200, 300, 260), (200, -256, 300)] {
             assert_eq!(dst_reach(rows, bytes, d as isize, false, ctx) > 0, simd == Simd::Avx2);
             let span = |step: usize| (rows - 1) * step + bytes;
             let src: Vec<u8> = (0..span(s.unsigned_abs())).map(|i| (i * 7 + i / 251) as u8).collect();
