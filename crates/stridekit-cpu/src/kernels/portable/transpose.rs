@@ -169,6 +169,9 @@ unsafe fn gather_tiles<T: Elem>(
     let e = T::SIZE;
     let block = gather_block(b_src, e);
     let next = next.filter(|_| nb <= block);
+    // The requests are x86 only (`next_rows` gives none elsewhere).
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = next;
     // Source rows a line or more apart are a stream each, and the hardware prefetcher tracks only so many (Intel's
     // L2 streamer 32): beyond that, each row's next line is requested a line's worth of `a` ahead (see
     // [`gather_requesting`]).
