@@ -43,8 +43,9 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
 /// assembled in the thread's scratch block ([`with_scratch`]) and then streamed out, which saves the
 /// read-for-ownership of every destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`]
-/// streams column blocks instead. With `next` (`portable::transpose::next_rows`), the tiled walks request each
-/// destination row's next piece, `next` bytes on, when they first write the row.
+/// streams column blocks instead. With `next` (`portable::transpose::next_rows`: the step to the next call's piece
+/// of each row), or in a streaming copy whose walk stores ordinarily into rows far apart ([`rows_ahead`]: 1 KiB on,
+/// or the next strip), each tile requests its rows' lines that far on ([`request_next_piece`]).
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -118,10 +119,10 @@ const ROW_AHEAD_BYTES: usize = 1024;
 /// (`row_bytes` long, `a_dst` apart) are separate streams longer than the step. Each row is a stream of stores the
 /// hardware prefetcher does not request ahead, and there are more rows than streams it tracks: NHWC -> NCHW of 64
 /// f32 channels of 299 x 299 pixels (planes 357604 bytes apart, which the column blocks cannot stream: not a multiple
-/// of 32) ran at 0.18-0.33 of the roofline, with the requests at 0.50; 82 f64 rows 494 KB apart (sweep3_060 of
-/// `--sweep 200 --seed 3`) in 0.45-0.58 of the time, 172 u16 rows 282 KB apart (sweep2_137) in 0.81-0.82
-/// (`docs/PERFORMANCE.md`, thirty-third round). A walk whose loop continues its rows requests the next call's
-/// pieces instead (`portable::transpose::next_rows`).
+/// of 32) ran at 0.18-0.33 of the roofline, with the requests at 0.50-0.57; 82 f64 rows 494 KB apart (sweep3_060 of
+/// `--sweep 200 --seed 3`) in 0.45-0.58 of the time, 172 u16 rows 282 KB apart (sweep2_137) in 0.81-0.89, the
+/// strips of 2114 u32 rows of 10508 bytes (sweep2_042) in 0.62-0.75 (`docs/PERFORMANCE.md`, thirty-third round).
+/// A walk whose loop continues its rows requests the next call's pieces instead (`portable::transpose::next_rows`).
 fn rows_ahead(a_dst: isize, row_bytes: usize, step: usize, nt: bool) -> Option<isize> {
     let apart = a_dst.unsigned_abs() >= 4096;
     (nt && apart && row_bytes > step).then_some(step as isize)
