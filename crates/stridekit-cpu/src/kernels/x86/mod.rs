@@ -31,5 +31,5 @@ pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuf
 pub(crate) use short::{transpose_short, transpose_short_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
-pub(crate) use table::{Partner, table_chunks, table_chunks64, table_rows, table_tiles, table_tiles_fit};
+pub(crate) use table::{Partner, dst_ahead, table_chunks, table_chunks64, table_rows, table_tiles, table_tiles_fit};
 pub(crate) use transpose::{transpose_avx2, transpose_partner, transpose_partner_fits, transpose_tiles_fit};

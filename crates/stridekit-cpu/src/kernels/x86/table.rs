@@ -6,7 +6,7 @@
 //! shuffle (one row of at most 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per
 //! offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
-use super::prefetch::prefetch_bytes;
+use super::prefetch::{prefetch_bytes, request_next_piece};
 use crate::kernels::Elem;
 use crate::kernels::portable::table::{narrow_partner, partner_step, short_partner};
 use crate::kernels::spread::Spread;
@@ -360,10 +360,37 @@ pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets:
     }
 }
 
+/// How far on in each destination row the partner tiles request the row's lines with write intent
+/// ([`request_next_piece`]), for a pass of `na` partner steps whose rows are `a_dst` bytes apart and `row_bytes`
+/// long: one line, when the rows are at least [`DST_AHEAD_MIN_APART`] apart and longer than a line and there are at
+/// least [`DST_AHEAD_MIN_ROWS`] of them. A group of partner steps writes 16 bytes into each of its rows (up to 256
+/// of them) per tile of offsets, each row a stream of ordinary stores the hardware prefetcher does not request
+/// ahead; each store that reaches a new line waited for it to be read for ownership. Requesting the next line of
+/// each row once, spread over the tiles (`docs/PERFORMANCE.md`, thirty-fourth round), made the 17 such sweep cases
+/// of seeds 1-4 streamed to memory 0.78 of the time (six alternating rounds; f16 planes of 43148 elements into
+/// 1280-byte pixels, sweep3_119, 0.16 -> 0.25 of the roofline) and cache-class ones 0.56-0.8 (sweep3_066,
+/// sweep1_170); requesting two or four lines on was no better. Fewer rows are few streams: the 5-7 rows of f32
+/// transposes through the partner tiles (`transpose_partner`) ran up to 1.3x slower with the requests.
+pub(crate) fn dst_ahead(na: usize, a_dst: isize, row_bytes: usize) -> Option<isize> {
+    let far = a_dst.unsigned_abs() >= DST_AHEAD_MIN_APART;
+    (na >= DST_AHEAD_MIN_ROWS && far && row_bytes > DST_AHEAD_BYTES).then_some(DST_AHEAD_BYTES as isize)
+}
+
+/// How far on the partner tiles request their destination rows' lines ([`dst_ahead`]): the next line.
+const DST_AHEAD_BYTES: usize = 64;
+
+/// The least distance between destination rows for which the partner tiles request the rows' lines ahead: rows
+/// within two lines of each other are one stream.
+const DST_AHEAD_MIN_APART: usize = 128;
+
+/// The fewest partner steps (destination rows) for which the partner tiles request the rows' lines ahead.
+const DST_AHEAD_MIN_ROWS: usize = 8;
+
 /// The partner of a table pass as [`table_tiles`] takes it: `na` steps, `a_src` bytes apart in the source (1-4
 /// elements forwards) and `a_dst` bytes apart in the destination; `end`, the end of the readable source from the
 /// pass's pointer (a short partner's tiles load 16 bytes from an offset only when they end at or below it);
-/// `ahead`, whether the tiles request the offsets of the tiles ahead (a pass spread wider than L1).
+/// `ahead`, whether the tiles request the offsets of the tiles ahead (a pass spread wider than L1); `dst_ahead`, how
+/// far on in each destination row the tiles request the row's lines with write intent ([`dst_ahead`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Partner {
     pub na: usize,
@@ -371,6 +398,7 @@ pub(crate) struct Partner {
     pub a_dst: isize,
     pub end: isize,
     pub ahead: bool,
+    pub dst_ahead: Option<isize>,
 }
 
 /// How a tile of `N = 16 / E` partner steps `K` elements apart is read from one offset: the `16 K` bytes of a
@@ -462,7 +490,7 @@ unsafe fn tiles_n<const N: usize, const E: usize, const K: usize>(
     offsets: &[i32],
     p: Partner,
 ) {
-    let Partner { na, a_dst, ahead, .. } = p;
+    let Partner { na, a_dst, ahead, dst_ahead, .. } = p;
     let n = offsets.len();
     let steps = Steps::<E, K>::new();
     if n < N {
@@ -497,6 +525,8 @@ unsafe fn tiles_n<const N: usize, const E: usize, const K: usize>(
                         _mm_storeu_si128(dst.offset((a + q) as isize * a_dst + (j * E) as isize).cast(), *col);
                     }
                 }
+                // The rows' lines one tile of offsets will reach later, each once (`dst_ahead`).
+                request_next_piece(dst, (a as isize, N), a_dst, ((j * E) as isize, 16), dst_ahead);
                 a0 += N;
             }
             j0 += N;
@@ -710,7 +740,8 @@ mod short_tests {
         let src: Vec<u8> = (0..end).map(|i| (i * 7 % 251) as u8).collect();
         let a_dst = (n + 3) * E;
         let mut dst = vec![0xA5u8; na * a_dst];
-        let p = Partner { na, a_src: E as isize, a_dst: a_dst as isize, end: end as isize, ahead: false };
+        let p =
+            Partner { na, a_src: E as isize, a_dst: a_dst as isize, end: end as isize, ahead: false, dst_ahead: None };
         // SAFETY: AVX2 detected by the caller; every offset plus na elements ends at or below `end` = src.len();
         // row a of the destination is dst[a * a_dst ..][.. n * E].
         unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, p) };
@@ -751,7 +782,7 @@ mod spaced_tests {
     /// `na` partner steps `k` elements apart from `n` offsets (one of them 0, the source's first byte; the highest
     /// one's last step the source's last element) into rows `a_dst` apart, forwards or backwards (`a_dst < 0`:
     /// step a's row at `(na - 1 - a) * |a_dst|`), against the definition; every other destination byte keeps its
-    /// sentinel.
+    /// sentinel. The tiles request each row's lines ahead when [`dst_ahead`] asks for it.
     fn check<T: Elem, const E: usize>(n: usize, na: usize, k: usize, a_dst: isize) {
         let offsets: Vec<i32> = (0..n).map(|j| (E * ((j * 5) % (n + 2))) as i32).collect();
         let highest = *offsets.iter().max().unwrap() as usize;
@@ -761,7 +792,8 @@ mod spaced_tests {
         let mut dst = vec![0xA5u8; na * row];
         let first = if a_dst < 0 { (na - 1) * row } else { 0 };
         let a_src = (k * E) as isize;
-        let p = Partner { na, a_src, a_dst, end: len as isize, ahead: true };
+        let dst_ahead = dst_ahead(na, a_dst, n * E);
+        let p = Partner { na, a_src, a_dst, end: len as isize, ahead: true, dst_ahead };
         assert!(table_tiles_fit(n, na, a_src, a_dst, E), "n {n} na {na} k {k}");
         // SAFETY: AVX2 detected by the caller; offset j's steps a < na end at or below len = src.len(); step a's
         // row is dst[first + a * a_dst ..][.. n * E], inside dst.
@@ -802,6 +834,36 @@ mod spaced_tests {
                 check::<u32, 4>(3, na, k, 12);
             }
         }
+    }
+
+    #[test]
+    fn partner_tiles_requesting_their_rows_ahead_write_every_step() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the partner tiles do not run");
+            return;
+        }
+        // Rows longer than a line and at least two apart, forwards and backwards, at every alignment the offsets
+        // give: the tiles request each row's next line (past the last tile, lines of the padding or beyond the
+        // destination: hints, never written).
+        let ks = if cfg!(miri) { vec![1, 3] } else { vec![1, 2, 3, 4] };
+        for k in ks {
+            assert!(dst_ahead(17, 131, 70).is_some() && dst_ahead(17, -200, 130).is_some());
+            check::<u8, 1>(70, 17, k, 131);
+            check::<u8, 1>(130, 33, k, -200);
+            check::<u16, 2>(45, 9, k, 150);
+            check::<u16, 2>(40, 12, k, -130);
+            check::<u32, 4>(20, 8, k, 136);
+            check::<u32, 4>(33, 11, k, -4096);
+        }
+    }
+
+    #[test]
+    fn partner_tiles_request_rows_ahead_only_for_many_long_rows_far_apart() {
+        assert_eq!(dst_ahead(8, 128, 65), Some(64));
+        assert_eq!(dst_ahead(300, -4096, 4000), Some(64));
+        assert_eq!(dst_ahead(7, 4096, 4000), None, "few rows");
+        assert_eq!(dst_ahead(64, 127, 100), None, "rows within two lines");
+        assert_eq!(dst_ahead(64, 4096, 64), None, "rows of a line at most");
     }
 }
 

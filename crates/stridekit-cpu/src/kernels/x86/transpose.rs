@@ -4,7 +4,7 @@ use super::columns::{COL_BLOCK, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::narrow::Narrow;
-use super::prefetch::{prefetch_bytes, prefetch_line_for_write};
+use super::prefetch::{prefetch_bytes, request_next_piece};
 use super::scratch::{SCRATCH_BYTES, with_scratch};
 use super::table::{Partner, table_tiles, table_tiles_fit};
 use super::tiles::{tile_for, tile_size};
@@ -216,31 +216,6 @@ unsafe fn transpose_strips<T: Elem>(
     }
 }
 
-/// With `next`, the tile of `rows` destination rows from row `a`, `bytes` wide from byte `at` of each row, requests
-/// with write intent the line `next` bytes on from each row's part, for the rows where the tile is the first to
-/// reach that line: one request per line of each row's next piece, spread over the tiles (a row's whole piece
-/// requested at its first tile, bursts of 24-128 requests held the fill buffers the tiles' own loads needed, and
-/// two of three cases ran 1.15-1.2x slower). The tiled walks request a call's time before the next call writes
-/// there (`portable::transpose::next_rows`). A hint: past the loop's last call it names bytes that are never
-/// written.
-#[inline]
-fn request_next_piece(
-    dst: *mut u8,
-    (a, rows): (isize, usize),
-    a_dst: isize,
-    (at, bytes): (isize, usize),
-    next: Option<isize>,
-) {
-    if let Some(step) = next {
-        for r in a..a + rows as isize {
-            let p = dst.wrapping_offset(r * a_dst + at + step);
-            if (p as usize) % 64 < bytes {
-                prefetch_line_for_write(p);
-            }
-        }
-    }
-}
-
 /// The chunked tile walk of [`transpose_avx2`]; with `scratch` (a block and its length), each chunk is assembled
 /// there and then streamed; with `next`, each tile requests its part of its rows' next pieces
 /// ([`request_next_piece`]).
@@ -430,7 +405,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
             *o = (q as isize * b_src) as i32;
         }
         let at = b0 as isize * b_src;
-        let p = Partner { na, a_src: e as isize, a_dst, end: end - at, ahead };
+        let p = Partner { na, a_src: e as isize, a_dst, end: end - at, ahead, dst_ahead: None };
         // SAFETY: AVX2 detected; `table_tiles_fit` holds for these k >= a tile of pixels (every call but a single
         // one takes at least PARTNER_PIXELS, the last all that remain, and nb itself fits); pixel b0 + q is offset
         // q from `src + at`, its na elements readable and its destination elements at a * a_dst + (b0 + q) e
