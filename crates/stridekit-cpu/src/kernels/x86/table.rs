@@ -365,12 +365,14 @@ pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets:
 /// long: one line, when the rows are at least [`DST_AHEAD_MIN_APART`] apart and longer than a line and there are at
 /// least [`DST_AHEAD_MIN_ROWS`] of them. A group of partner steps writes 16 bytes into each of its rows (up to 256
 /// of them) per tile of offsets, each row a stream of ordinary stores the hardware prefetcher does not request
-/// ahead; each store that reaches a new line waited for it to be read for ownership. Requesting the next line of
-/// each row once, spread over the tiles (`docs/PERFORMANCE.md`, thirty-fourth round), made the 17 such sweep cases
-/// of seeds 1-4 streamed to memory 0.78 of the time (six alternating rounds; f16 planes of 43148 elements into
-/// 1280-byte pixels, sweep3_119, 0.16 -> 0.25 of the roofline) and cache-class ones 0.56-0.8 (sweep3_066,
-/// sweep1_170); requesting two or four lines on was no better. Fewer rows are few streams: the 5-7 rows of f32
-/// transposes through the partner tiles (`transpose_partner`) ran up to 1.3x slower with the requests.
+/// ahead, so each store that reached a new line waited for it to be read for ownership. With each row's next line
+/// requested once, spread over the tiles (`docs/PERFORMANCE.md`, thirty-fourth round), the 22 sweep cases of seeds
+/// 1-4 it reaches ran 0.81 of the time where the other 778 ran 0.95 (two alternating rounds; 0.87 against 1.00 over
+/// six rounds of the partner cases): f16 planes of 43148 elements into 1280-byte pixels (sweep3_119) 0.16 -> 0.25 of
+/// the roofline, sweep4_107 0.24-0.29 -> 0.47-0.50. Two or four lines on were no better. Few rows are few streams:
+/// the 5-7 rows of the f32 transposes through the partner tiles (`transpose_partner`) ran up to 1.3x slower with
+/// the requests, which they do not take; the short tiles (fewer steps than a tile) gained nothing and do not take
+/// them either.
 pub(crate) fn dst_ahead(na: usize, a_dst: isize, row_bytes: usize) -> Option<isize> {
     let far = a_dst.unsigned_abs() >= DST_AHEAD_MIN_APART;
     (na >= DST_AHEAD_MIN_ROWS && far && row_bytes > DST_AHEAD_BYTES).then_some(DST_AHEAD_BYTES as isize)
