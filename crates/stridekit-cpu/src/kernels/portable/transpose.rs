@@ -112,7 +112,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
             // Fewer rows than a tile: the table's partner tiles, pixel by pixel.
             // SAFETY: as above; the bytes between source elements lie inside the source range's allocation
             // (execute_raw's contract).
-            unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src) };
+            unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src, e) };
             return;
         }
         if x86::transpose_short_fits(na, nb, b_src, T::SIZE) {
@@ -123,6 +123,15 @@ pub(crate) unsafe fn transpose<T: Elem>(
             unsafe { x86::transpose_short::<T>(s, d, na, ad, nb, b_src) };
             return;
         }
+    }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && x86::transpose_partner_spaced_fits(na, nb, a_src, a_dst, b_src, T::SIZE) {
+        // Rows of every second to fourth element: the partner tiles gather a tile of rows per pixel with byte
+        // shuffles, where the gather tiles read each row's elements one gather at a time.
+        // SAFETY: AVX2 detected; same ranges (row a of pixel b at a * a_src + b * b_src); the bytes between source
+        // elements lie inside the source range's allocation (execute_raw's contract).
+        unsafe { x86::transpose_partner::<T>(src, dst, na, a_dst, nb, b_src, a_src) };
+        return;
     }
     if a_src != e || ctx.simd != Simd::None {
         // SAFETY: the caller's contract.

@@ -32,4 +32,6 @@ pub(crate) use short::{transpose_short, transpose_short_fits};
 #[cfg(not(miri))]
 pub(crate) use store::sfence;
 pub(crate) use table::{Partner, dst_ahead, table_chunks, table_chunks64, table_rows, table_tiles, table_tiles_fit};
-pub(crate) use transpose::{transpose_avx2, transpose_partner, transpose_partner_fits, transpose_tiles_fit};
+pub(crate) use transpose::{
+    transpose_avx2, transpose_partner, transpose_partner_fits, transpose_partner_spaced_fits, transpose_tiles_fit,
+};

@@ -361,6 +361,31 @@ pub(crate) fn pixels_end(na: usize, nb: usize, b_src: isize, e: usize) -> isize 
 /// the stack, up to a tile more for the last call so that no call has fewer than a tile.
 const PARTNER_PIXELS: usize = 64;
 
+/// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) whose source rows
+/// are 2-4 elements of `e` bytes apart (`a_src`: every second to fourth element of `nb` pixels `b_src` bytes apart),
+/// which the gather tiles took otherwise, one gather per row: 2- and 4-byte elements, at least two partner tiles of
+/// rows (16 / e elements each), where the table's partner tiles fit ([`table_tiles_fit`]: their spaced steps,
+/// gathered by byte shuffles) and the offsets of a call fit `i32`. Over the 16 such sweep transposes of seeds 1-4
+/// (six alternating rounds, `docs/PERFORMANCE.md`, thirty-fourth round): 661 rows of every second u16 out of pixels
+/// 5304 bytes apart read backwards (sweep3_164) 0.42 of the time, 23 and 117 such rows (sweep4_158, sweep4_030) 0.59
+/// and 0.63, five more 0.80-0.93; the rows fewer than two tiles lost, 7 and 5 rows of every third u32 (sweep1_102,
+/// sweep3_104) 1.15 and 1.33, and take the gather tiles.
+pub(crate) fn transpose_partner_spaced_fits(
+    na: usize,
+    nb: usize,
+    a_src: isize,
+    a_dst: isize,
+    b_src: isize,
+    e: usize,
+) -> bool {
+    let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
+    matches!(e, 2 | 4)
+        && a_src > e as isize
+        && na >= 2 * (16 / e)
+        && table_tiles_fit(nb, na, a_src, a_dst, e)
+        && span.is_some_and(|s| i32::try_from(s).is_ok())
+}
+
 /// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) out of `nb` source
 /// pixels `b_src` bytes apart, whose `na` elements of `e` bytes are contiguous: 4-byte elements (4-7 rows, fewer
 /// than [`transpose_avx2`]'s tile of 8, at least the partner tiles' 4) where the table's partner tiles fit
@@ -373,17 +398,20 @@ pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: 
     e == 4 && table_tiles_fit(nb, na, e as isize, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
 }
 
-/// The transpose `dst[a * a_dst + b] = src[a + b * b_src]` (element indices, byte strides) of fewer rows than a
-/// square tile of [`transpose_avx2`] takes: the pixels `b` are the offsets of the table's partner tiles
-/// ([`table_tiles`]), and the rows `a` their partner steps. Per 4 pixels and 4 rows, one 16-byte load per pixel
-/// and a 4 x 4 transpose in registers (the last rows' tile overlapping its predecessor; no load leaves a pixel's
-/// `na` elements), where the gather tiles loaded and stored each element: 7 f32 channels of 14 into planes
-/// (sweep3_155) in 0.68 of the time, six cases more 0.92-0.99 (`docs/PERFORMANCE.md`, twenty-second round).
+/// The transpose `dst[a * a_dst + b] = src[a * a_src + b * b_src]` (byte strides; `a_src` one element, or 2-4 of them
+/// apart) of fewer rows than a square tile of [`transpose_avx2`] takes, or of rows 2-4 elements apart in the source
+/// ([`transpose_partner_spaced_fits`]): the pixels `b` are the offsets of the table's partner tiles ([`table_tiles`]),
+/// and the rows `a` their partner steps, whose destination lines the tiles request ahead as for a table's partner
+/// ([`super::table::dst_ahead`]) when the rows are spaced. Per 4 pixels and 4 rows, one 16-byte load per pixel and a 4
+/// x 4 transpose in registers (the last rows' tile overlapping its predecessor; no load leaves a pixel's `na`
+/// elements), where the gather tiles loaded and stored each element: 7 f32 channels of 14 into planes (sweep3_155) in
+/// 0.68 of the time, six cases more 0.92-0.99 (`docs/PERFORMANCE.md`, twenty-second round).
 ///
 /// # Safety
-/// AVX2 is available; [`transpose_partner_fits`] holds; every source element `(a, b)` and destination element
-/// `(a, b)` for `a < na`, `b < nb` is valid, and so is every byte between the lowest and the highest source
-/// element (the source range of the call); the destination rows do not overlap each other or the source.
+/// AVX2 is available; [`transpose_partner_fits`] holds with `a_src` one element, or [`transpose_partner_spaced_fits`];
+/// every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is valid, and so is every byte
+/// between the lowest and the highest source element (the source range of the call); the destination rows do not
+/// overlap each other or the source.
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn transpose_partner<T: Elem>(
     src: *const u8,
@@ -392,9 +420,10 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
     a_dst: isize,
     nb: usize,
     b_src: isize,
+    a_src: isize,
 ) {
     let e = T::SIZE;
-    let end = pixels_end(na, nb, b_src, e);
+    let end = pixels_end(na, nb, b_src, e) + (na as isize - 1) * (a_src - e as isize);
     let ahead = nb.saturating_mul(b_src.unsigned_abs()) > SPREAD_BYTES;
     let mut offsets = [0i32; PARTNER_PIXELS + 16];
     let mut b0 = 0;
@@ -405,7 +434,9 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
             *o = (q as isize * b_src) as i32;
         }
         let at = b0 as isize * b_src;
-        let p = Partner { na, a_src: e as isize, a_dst, end: end - at, ahead, dst_ahead: None };
+        // The rows of 4-7 channels do not request theirs (`dst_ahead`: 1.03, up to 1.33 with them).
+        let dst_ahead = if a_src == e as isize { None } else { super::table::dst_ahead(na, a_dst, k * e) };
+        let p = Partner { na, a_src, a_dst, end: end - at, ahead, dst_ahead };
         // SAFETY: AVX2 detected; `table_tiles_fit` holds for these k >= a tile of pixels (every call but a single
         // one takes at least PARTNER_PIXELS, the last all that remain, and nb itself fits); pixel b0 + q is offset
         // q from `src + at`, its na elements readable and its destination elements at a * a_dst + (b0 + q) e
@@ -525,6 +556,62 @@ mod tests {
                 let row = (d0 as isize + a as isize * ad) as usize;
                 assert!(dst[row + nb * e..row + a_dst].iter().all(|&x| x == 0xEE), "padding of row {a}");
             }
+        }
+    }
+
+    #[test]
+    fn partner_tiles_take_two_tiles_or_more_of_rows_two_to_four_elements_apart() {
+        // 661 rows of every second u16 out of pixels read backwards (sweep3_164's call), every fourth u32.
+        assert!(transpose_partner_spaced_fits(661, 2214, 4, 4428, -5304, 2));
+        assert!(transpose_partner_spaced_fits(8, 100, 16, 400, 1000, 4));
+        // Fewer rows than two tiles, bytes, adjacent or five elements apart, reading backwards: the gather tiles.
+        assert!(!transpose_partner_spaced_fits(7, 100, 12, 400, 1000, 4));
+        assert!(!transpose_partner_spaced_fits(15, 100, 4, 400, 1000, 2));
+        assert!(!transpose_partner_spaced_fits(64, 100, 2, 400, 1000, 1));
+        assert!(!transpose_partner_spaced_fits(64, 100, 4, 400, 1000, 4));
+        assert!(!transpose_partner_spaced_fits(64, 100, 20, 400, 1000, 4));
+        assert!(!transpose_partner_spaced_fits(64, 100, -8, 400, 1000, 4));
+        // Pixels so far apart that the offsets of a call would not fit i32.
+        assert!(!transpose_partner_spaced_fits(64, 100, 8, 400, 30_000_000, 4));
+    }
+
+    /// Rows 2-4 elements apart through the partner tiles, against the definition: pixels forwards and backwards,
+    /// a ragged last call, rows stepping back, every element size it takes, rows far enough apart to request their
+    /// lines ahead (`dst_ahead`); the padding of every row keeps its sentinel.
+    #[test]
+    fn spaced_rows_through_the_partner_tiles_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn check<T: Elem>(k: usize) {
+            let e = T::SIZE;
+            let na = 2 * (16 / e) + 3;
+            let nb = if cfg!(miri) { 70 } else { PARTNER_PIXELS * 2 + 21 };
+            let pixel = (na - 1) * k * e + e + 6; // b_src: a pixel's spaced elements and a gap
+            let src: Vec<u8> = (0..nb * pixel).map(|i| (i * 11 + i / 253) as u8).collect();
+            for (b_back, a_back) in [(false, false), (true, false), (false, true)] {
+                let a_dst = nb * e + 24;
+                let mut dst = vec![0xC3u8; na * a_dst];
+                let (s0, b_src) = if b_back { ((nb - 1) * pixel, -(pixel as isize)) } else { (0, pixel as isize) };
+                let (d0, ad) = if a_back { ((na - 1) * a_dst, -(a_dst as isize)) } else { (0, a_dst as isize) };
+                let a_src = (k * e) as isize;
+                assert!(transpose_partner_spaced_fits(na, nb, a_src, ad, b_src, e), "k {k} e {e}");
+                // SAFETY: AVX2 detected; source element (a, b) at s0 + a a_src + b b_src inside `src`, every byte
+                // between them too; destination element (a, b) at d0 + a ad + b e inside `dst`; no overlap.
+                unsafe {
+                    transpose_partner::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, a_src)
+                };
+                let what = format!("k {k} e {e} backwards {b_back} {a_back}");
+                assert_transposed(&src, (s0, a_src, b_src), &dst, (d0, ad), (na, nb, e), &what);
+                for a in 0..na {
+                    let row = (d0 as isize + a as isize * ad) as usize;
+                    assert!(dst[row + nb * e..row + a_dst].iter().all(|&x| x == 0xC3), "{what}: padding of row {a}");
+                }
+            }
+        }
+        for k in 2..=4 {
+            check::<u16>(k);
+            check::<u32>(k);
         }
     }
 
