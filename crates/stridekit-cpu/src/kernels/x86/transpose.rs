@@ -363,9 +363,9 @@ const PARTNER_PIXELS: usize = 64;
 
 /// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) whose source rows are
 /// 2-4 elements of `e` bytes apart (`a_src`: every second to fourth element of `nb` pixels `b_src` bytes apart), which
-/// the gather tiles took otherwise, one gather per row: 2- and 4-byte elements, at least two partner tiles of rows (`2
-/// * 16 / e`), where the table's partner tiles fit ([`table_tiles_fit`]: their spaced steps, gathered by byte shuffles)
-/// and the offsets of a call fit `i32`. The 9 such sweep transposes of seeds 1-4 ran in 0.67 of the time (six
+/// the gather tiles took otherwise, one gather per row: 2- and 4-byte elements, at least two partner tiles of rows (32
+/// / e of them), where the table's partner tiles fit ([`table_tiles_fit`]: their spaced steps, gathered by byte
+/// shuffles) and the offsets of a call fit `i32`. The 9 such sweep transposes of seeds 1-4 ran in 0.67 of the time (six
 /// alternating rounds, `docs/PERFORMANCE.md`, thirty-fourth round): 661 rows of every second u16 out of pixels 5304
 /// bytes apart read backwards (sweep3_164) in 0.40-0.42 (two sets), 23 and 117 such rows (sweep4_158, sweep4_030) in
 /// 0.45-0.59 and 0.63, six more in 0.63-0.96; fewer rows than two tiles lost, 7 and 5 rows of every third u32
