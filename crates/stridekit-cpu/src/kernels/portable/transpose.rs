@@ -127,7 +127,8 @@ pub(crate) unsafe fn transpose<T: Elem>(
     #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && x86::transpose_partner_spaced_fits(na, nb, a_src, a_dst, b_src, T::SIZE) {
         // Rows of every second to fourth element: the partner tiles gather a tile of rows per pixel with byte
-        // shuffles, where the gather tiles read each row's elements one gather at a time.
+        // shuffles, where the gather tiles read each row's elements one gather at a time. They request each row's
+        // next line within the call (`dst_ahead`), not the next call's piece (`next`, the gather tiles' request).
         // SAFETY: AVX2 detected; same ranges (row a of pixel b at a * a_src + b * b_src); the bytes between source
         // elements lie inside the source range's allocation (execute_raw's contract).
         unsafe { x86::transpose_partner::<T>(src, dst, na, a_dst, nb, b_src, a_src) };

@@ -363,8 +363,8 @@ const PARTNER_PIXELS: usize = 64;
 
 /// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) whose source rows are
 /// 2-4 elements of `e` bytes apart (`a_src`: every second to fourth element of `nb` pixels `b_src` bytes apart), which
-/// the gather tiles took otherwise, one gather per row: 2- and 4-byte elements, at least two partner tiles of rows (32
-/// / e of them), where the table's partner tiles fit ([`table_tiles_fit`]: their spaced steps, gathered by byte
+/// the gather tiles took otherwise, one gather per row: 2- and 4-byte elements, at least two partner tiles of rows (16
+/// u16 or 8 u32 rows), where the table's partner tiles fit ([`table_tiles_fit`]: their spaced steps, gathered by byte
 /// shuffles) and the offsets of a call fit `i32`. The 9 such sweep transposes of seeds 1-4 ran in 0.67 of the time (six
 /// alternating rounds, `docs/PERFORMANCE.md`, thirty-fourth round): 661 rows of every second u16 out of pixels 5304
 /// bytes apart read backwards (sweep3_164) in 0.40-0.42 (two sets), 23 and 117 such rows (sweep4_158, sweep4_030) in
@@ -402,10 +402,11 @@ pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: 
 /// apart) of fewer rows than a square tile of [`transpose_avx2`] takes, or of rows 2-4 elements apart in the source
 /// ([`transpose_partner_spaced_fits`]): the pixels `b` are the offsets of the table's partner tiles ([`table_tiles`]),
 /// and the rows `a` their partner steps, whose destination lines the tiles request ahead as for a table's partner
-/// ([`super::table::dst_ahead`]) when the rows are spaced. Per 4 pixels and 4 rows, one 16-byte load per pixel and a 4
-/// x 4 transpose in registers (the last rows' tile overlapping its predecessor; no load leaves a pixel's `na`
-/// elements), where the gather tiles loaded and stored each element: 7 f32 channels of 14 into planes (sweep3_155) in
-/// 0.68 of the time, six cases more 0.92-0.99 (`docs/PERFORMANCE.md`, twenty-second round).
+/// ([`super::table::dst_ahead`]) when the rows are spaced. Per 4 pixels and 4 rows of adjacent f32, one 16-byte load
+/// per pixel (spaced rows: the windows of `Steps`, shuffled) and a 4-by-4 transpose in registers (the last rows' tile
+/// overlapping its predecessor; no load leaves a pixel's `na` elements), where the gather tiles loaded and stored each
+/// element: 7 f32 channels of 14 into planes (sweep3_155) in 0.68 of the time, six cases more 0.92-0.99
+/// (`docs/PERFORMANCE.md`, twenty-second round).
 ///
 /// # Safety
 /// AVX2 is available; [`transpose_partner_fits`] holds with `a_src` one element, or [`transpose_partner_spaced_fits`];
