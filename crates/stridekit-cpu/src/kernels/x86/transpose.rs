@@ -378,12 +378,11 @@ pub(crate) fn transpose_partner_spaced_fits(
     b_src: isize,
     e: usize,
 ) -> bool {
-    let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
     matches!(e, 2 | 4)
         && a_src > e as isize
         && na >= 2 * (16 / e)
         && table_tiles_fit(nb, na, a_src, a_dst, e)
-        && span.is_some_and(|s| i32::try_from(s).is_ok())
+        && call_offsets_fit(b_src)
 }
 
 /// Whether [`transpose_partner`] takes a transpose of `na` destination rows (`a_dst` bytes apart) out of `nb` source
@@ -394,8 +393,13 @@ pub(crate) fn transpose_partner_spaced_fits(
 /// channels of 29 pixels a call; sweep3_072, 5 of 10-byte pixels), as 2-byte rows had as table partners; they go to
 /// the short tiles (`x86/short.rs`), one register transpose per tile of pixels.
 pub(crate) fn transpose_partner_fits(na: usize, nb: usize, a_dst: isize, b_src: isize, e: usize) -> bool {
-    let span = b_src.checked_mul((PARTNER_PIXELS + 16) as isize);
-    e == 4 && table_tiles_fit(nb, na, e as isize, a_dst, e) && span.is_some_and(|s| i32::try_from(s).is_ok())
+    e == 4 && table_tiles_fit(nb, na, e as isize, a_dst, e) && call_offsets_fit(b_src)
+}
+
+/// Whether the offsets of one call of [`transpose_partner`] (pixels `b_src` bytes apart, at most
+/// `PARTNER_PIXELS + 16` of them) fit the table tiles' `i32` offsets.
+fn call_offsets_fit(b_src: isize) -> bool {
+    b_src.checked_mul((PARTNER_PIXELS + 16) as isize).is_some_and(|s| i32::try_from(s).is_ok())
 }
 
 /// The transpose `dst[a * a_dst + b] = src[a * a_src + b * b_src]` (byte strides; `a_src` one element, or 2-4 of them
@@ -431,7 +435,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
     while b0 < nb {
         let k = if nb - b0 < PARTNER_PIXELS + 16 { nb - b0 } else { PARTNER_PIXELS };
         for (q, o) in offsets[..k].iter_mut().enumerate() {
-            // In range: q * |b_src| < (PARTNER_PIXELS + 16) |b_src|, which fits i32 (`transpose_partner_fits`).
+            // In range: q * |b_src| < (PARTNER_PIXELS + 16) |b_src|, which fits i32 (`call_offsets_fit`).
             *o = (q as isize * b_src) as i32;
         }
         let at = b0 as isize * b_src;
