@@ -14,9 +14,15 @@ pub struct ExecOptions {
     /// Copies that move at least this many bytes (the input bytes they read plus the output bytes they write) use
     /// non-temporal (streaming) stores where the kernel has them, so that a copy that does not fit the last-level
     /// cache does not first read every destination line. Whether a copy stays in the cache depends on both sides,
-    /// not on the output alone: a 22.5 MiB copy moves 45 MiB. The kernels that write contiguous runs (bulk copy,
-    /// reverse, gather) stream from an eighth of this (`planner::streaming_min_bytes`).
+    /// not on the output alone: a 22.5 MiB copy moves 45 MiB. This threshold is for the kernels that write strided
+    /// or assembled destinations (tables, short rows, transposes, fills, scatters); the kernels that write each
+    /// call's destination as one contiguous run have their own,
+    /// [`contiguous_non_temporal_min_bytes`](Self::contiguous_non_temporal_min_bytes). Defaults: [`StreamingRule`].
     pub non_temporal_min_bytes: usize,
+    /// The same threshold for the kernels that write each call's destination as one contiguous run (the bulk copy,
+    /// the reverse and the gather), whose streamed lines are whole lines except at the run's two ends, so that they
+    /// gain from streaming earlier than the others. Defaults: [`StreamingRule`].
+    pub contiguous_non_temporal_min_bytes: usize,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
     /// contiguously, is copied as a cache-blocked transpose (NCHW <-> NHWC).
     pub transpose_min_stride: u64,
@@ -75,11 +81,12 @@ pub const DEFAULT_REUSE_TILE_BYTES: usize = 64 << 10;
 
 impl Default for ExecOptions {
     fn default() -> Self {
+        let streaming = StreamingRule::detected().thresholds(Self::last_level_cache_bytes());
         ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
-            non_temporal_min_bytes: Self::last_level_cache_bytes()
-                .map_or(DEFAULT_NON_TEMPORAL_MIN_BYTES, non_temporal_min_bytes_for),
+            non_temporal_min_bytes: streaming.non_temporal_min_bytes,
+            contiguous_non_temporal_min_bytes: streaming.contiguous_non_temporal_min_bytes,
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
             reuse_tile_bytes: DEFAULT_REUSE_TILE_BYTES,
@@ -101,9 +108,8 @@ impl ExecOptions {
 
     /// The size of the largest cache of CPU 0 (the last level, usually shared by all cores), as Linux reports it in
     /// `/sys/devices/system/cpu/cpu0/cache/index*/size`; read once per process. `None` elsewhere (and under Miri):
-    /// the default of [`non_temporal_min_bytes`](Self::non_temporal_min_bytes) is then
-    /// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]. A copy moving at least a quarter of it (at most 8 MiB) does not stay in
-    /// the cache (it is shared), so its stores stream.
+    /// the defaults of the streaming thresholds are then [`DEFAULT_NON_TEMPORAL_MIN_BYTES`] and an eighth of it.
+    /// [`StreamingRule`] turns it into the thresholds.
     pub fn last_level_cache_bytes() -> Option<usize> {
         static DETECTED: std::sync::OnceLock<Option<usize>> = std::sync::OnceLock::new();
         *DETECTED.get_or_init(|| {
@@ -131,6 +137,7 @@ impl ExecOptions {
             threads,
             parallel_min_bytes: 0,
             non_temporal_min_bytes: 0,
+            contiguous_non_temporal_min_bytes: 0,
             transpose_min_stride: 2,
             simd: true,
             reuse_tile_bytes: 256,
@@ -138,10 +145,95 @@ impl ExecOptions {
     }
 }
 
-/// The default [`ExecOptions::non_temporal_min_bytes`] for a last-level cache of `llc_bytes`: a quarter of it, at
-/// most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`].
-fn non_temporal_min_bytes_for(llc_bytes: usize) -> usize {
-    (llc_bytes / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES)
+/// How the streaming thresholds follow from the last-level cache: where a store that misses costs a read for
+/// ownership of its line (Intel's server cores, and by default), or where the last-level cache absorbs ordinary
+/// stores well past its size (AMD's Zen cores, which have their own rule).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StreamingRule {
+    /// Stream from a quarter of the last-level cache, at most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`], and the
+    /// contiguous kernels from an eighth of that ([`CONTIGUOUS_STREAMING_DIVISOR`]). Measured on the Intel Xeons of
+    /// `docs/PERFORMANCE.md` (the eleventh and thirty-first rounds); the rule for every CPU not known to be AMD's.
+    EarlyStreaming,
+    /// AMD (and Hygon) x86 cores: the contiguous kernels stream from a third of the last-level cache, the others
+    /// from four times it ([`ZEN_CONTIGUOUS_DIVISOR`], [`ZEN_OTHER_MULTIPLE`]). On a Zen 5 EPYC (2 vCPUs under KVM,
+    /// 1 MiB of L2 per core, 32 MiB of L3; thirty-fifth round of `docs/PERFORMANCE.md`) ordinary stores beat
+    /// streaming ones well beyond the early rule's 1 MiB: plain f32 copies moving 4 / 8 / 16 / 32 MiB took 0.36 /
+    /// 0.70 / 0.92 / 1.05 of their streamed time, reverses 0.51 / 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 /
+    /// 1.10 / 1.44 / 0.95 (three alternating rounds); tables, short rows, transposes and fills moving 4-64 MiB
+    /// 1.07-1.26 of it, 64-256 MiB 0.98-1.05, beyond 256 MiB 0.94.
+    Zen,
+}
+
+/// The contiguous kernels' share of [`StreamingRule::EarlyStreaming`]'s threshold: from 1 MiB moved with the
+/// default 8 MiB. On the Intel Xeon of `docs/PERFORMANCE.md`'s thirty-first round (2 MiB of L2 per core), the bulk
+/// copies, reverses and gathers of seeds 1-4 that move 2-8 MiB ran in 0.77 of the time streamed (43 cases: reverses
+/// 0.64, gathers 0.80, plain copies 0.82, copies under loops 0.86; roofline 0.66 -> 0.80, two runs of four
+/// alternating rounds), those moving 1-2 MiB in 0.86 (31 cases) and plain copies of 8-12 MiB (which streamed from 12
+/// MiB) in 0.87 (7 cases); those moving 0.25-1 MiB took 1.46x (32 cases: every bulk copy 1.6-2.0x), so the threshold
+/// stays above them. The other kernels (tables, short rows, transposes, fills) did not gain below 8 MiB: streamed
+/// from 2 MiB, their 94 cases of 2-8 MiB read 1.01-1.12x.
+pub const CONTIGUOUS_STREAMING_DIVISOR: usize = 8;
+/// [`StreamingRule::Zen`]: the contiguous kernels stream from a third of the last-level cache (the measured
+/// crossovers: plain copies at a half to the whole of it, reverses at a quarter to a third, gathers at an eighth to
+/// a quarter).
+pub const ZEN_CONTIGUOUS_DIVISOR: usize = 3;
+/// [`StreamingRule::Zen`]: the other kernels stream from four times the last-level cache.
+pub const ZEN_OTHER_MULTIPLE: usize = 4;
+
+/// The two streaming thresholds a [`StreamingRule`] gives for a last-level cache.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamingThresholds {
+    /// [`ExecOptions::non_temporal_min_bytes`].
+    pub non_temporal_min_bytes: usize,
+    /// [`ExecOptions::contiguous_non_temporal_min_bytes`].
+    pub contiguous_non_temporal_min_bytes: usize,
+}
+
+impl StreamingRule {
+    /// The rule for this CPU: [`Zen`](Self::Zen) when `/proc/cpuinfo` names AMD or Hygon as the vendor of an x86
+    /// CPU, [`EarlyStreaming`](Self::EarlyStreaming) otherwise (other vendors, other architectures, Miri); read
+    /// once per process.
+    pub fn detected() -> StreamingRule {
+        static DETECTED: std::sync::OnceLock<StreamingRule> = std::sync::OnceLock::new();
+        *DETECTED.get_or_init(|| {
+            if cfg!(miri) || !cfg!(target_arch = "x86_64") {
+                return StreamingRule::EarlyStreaming;
+            }
+            std::fs::read_to_string("/proc/cpuinfo")
+                .map_or(StreamingRule::EarlyStreaming, |text| StreamingRule::from_cpuinfo(&text))
+        })
+    }
+
+    /// The rule for the first `vendor_id` line of a `/proc/cpuinfo` text.
+    pub fn from_cpuinfo(text: &str) -> StreamingRule {
+        let vendor = text
+            .lines()
+            .find_map(|line| line.split_once(':').filter(|(key, _)| key.trim() == "vendor_id"))
+            .map(|(_, value)| value.trim());
+        match vendor {
+            Some("AuthenticAMD" | "HygonGenuine") => StreamingRule::Zen,
+            _ => StreamingRule::EarlyStreaming,
+        }
+    }
+
+    /// The thresholds for a last-level cache of `llc_bytes` (`None`: not detected, the early rule's 8 MiB and 1 MiB
+    /// whatever the rule).
+    pub fn thresholds(self, llc_bytes: Option<usize>) -> StreamingThresholds {
+        let early = |nt: usize| StreamingThresholds {
+            non_temporal_min_bytes: nt,
+            contiguous_non_temporal_min_bytes: nt / CONTIGUOUS_STREAMING_DIVISOR,
+        };
+        match (self, llc_bytes) {
+            (_, None) => early(DEFAULT_NON_TEMPORAL_MIN_BYTES),
+            (StreamingRule::EarlyStreaming, Some(llc)) => {
+                early((llc / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES))
+            }
+            (StreamingRule::Zen, Some(llc)) => StreamingThresholds {
+                non_temporal_min_bytes: llc.saturating_mul(ZEN_OTHER_MULTIPLE),
+                contiguous_non_temporal_min_bytes: llc / ZEN_CONTIGUOUS_DIVISOR,
+            },
+        }
+    }
 }
 
 /// Parses a sysfs cache size (`"32768K"`, `"512K"`, `"1M"`, bytes without a suffix).
@@ -162,10 +254,36 @@ mod tests {
     use super::*;
 
     #[test]
-    fn streams_from_a_quarter_of_a_small_cache_and_8_mib_of_a_large_one() {
-        assert_eq!(non_temporal_min_bytes_for(16 << 20), 4 << 20);
-        assert_eq!(non_temporal_min_bytes_for(32 << 20), 8 << 20);
-        assert_eq!(non_temporal_min_bytes_for(260 << 20), 8 << 20);
+    fn streams_early_from_a_quarter_of_a_small_cache_and_8_mib_of_a_large_one() {
+        let early = |llc| {
+            let t = StreamingRule::EarlyStreaming.thresholds(Some(llc));
+            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes)
+        };
+        assert_eq!(early(16 << 20), (4 << 20, 512 << 10));
+        assert_eq!(early(32 << 20), (8 << 20, 1 << 20));
+        assert_eq!(early(260 << 20), (8 << 20, 1 << 20));
+    }
+
+    #[test]
+    fn zen_streams_contiguous_runs_from_a_third_of_the_cache_and_the_rest_from_four_times_it() {
+        let t = StreamingRule::Zen.thresholds(Some(32 << 20));
+        assert_eq!((t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes), (128 << 20, (32 << 20) / 3));
+        // Without a detected cache every rule falls back to the early rule's defaults.
+        for rule in [StreamingRule::Zen, StreamingRule::EarlyStreaming] {
+            let t = rule.thresholds(None);
+            assert_eq!((t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes), (8 << 20, 1 << 20));
+        }
+        assert_eq!(StreamingRule::Zen.thresholds(Some(usize::MAX)).non_temporal_min_bytes, usize::MAX);
+    }
+
+    #[test]
+    fn the_rule_follows_the_vendor_in_cpuinfo() {
+        let cpuinfo = |vendor: &str| format!("processor\t: 0\nvendor_id\t: {vendor}\ncpu family\t: 26\n");
+        assert_eq!(StreamingRule::from_cpuinfo(&cpuinfo("AuthenticAMD")), StreamingRule::Zen);
+        assert_eq!(StreamingRule::from_cpuinfo(&cpuinfo("HygonGenuine")), StreamingRule::Zen);
+        assert_eq!(StreamingRule::from_cpuinfo(&cpuinfo("GenuineIntel")), StreamingRule::EarlyStreaming);
+        assert_eq!(StreamingRule::from_cpuinfo("processor : 0\n"), StreamingRule::EarlyStreaming);
+        assert_eq!(StreamingRule::from_cpuinfo(""), StreamingRule::EarlyStreaming);
     }
 
     #[test]

@@ -189,26 +189,15 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
     if src < 0 { -dst } else { dst }
 }
 
-/// The bytes moved from which a copy streams its stores: [`ExecOptions::non_temporal_min_bytes`], and an eighth of
-/// it ([`DENSE_STREAMING_DIVISOR`]) for the kernels that write each call's destination as one contiguous run (the
-/// bulk copy, the reverse and the gather), whose streamed lines are whole lines except at the run's two ends.
+/// The bytes moved from which a copy streams its stores: [`ExecOptions::contiguous_non_temporal_min_bytes`] for the
+/// kernels that write each call's destination as one contiguous run (the bulk copy, the reverse and the gather),
+/// [`ExecOptions::non_temporal_min_bytes`] for the others.
 fn streaming_min_bytes(inner: Inner, options: &ExecOptions) -> usize {
-    let nt = options.non_temporal_min_bytes;
     match inner {
-        Inner::Copy { .. } | Inner::Reverse { .. } | Inner::Gather { .. } => nt / DENSE_STREAMING_DIVISOR,
-        _ => nt,
+        Inner::Copy { .. } | Inner::Reverse { .. } | Inner::Gather { .. } => options.contiguous_non_temporal_min_bytes,
+        _ => options.non_temporal_min_bytes,
     }
 }
-
-/// How much earlier the copies of contiguous destination runs stream (see [`streaming_min_bytes`]): from 1 MiB
-/// moved with the default 8 MiB. On the Intel Xeon of `docs/PERFORMANCE.md`'s thirty-first round (2 MiB of L2 per
-/// core), the bulk copies, reverses and gathers of seeds 1-4 that move 2-8 MiB ran in 0.77 of the time streamed
-/// (43 cases: reverses 0.64, gathers 0.80, plain copies 0.82, copies under loops 0.86; roofline 0.66 -> 0.80, two
-/// runs of four alternating rounds), those moving 1-2 MiB in 0.86 (31 cases) and plain copies of 8-12 MiB (which
-/// streamed from 12 MiB) in 0.87 (7 cases); those moving 0.25-1 MiB took 1.46x (32 cases: every bulk copy 1.6-2.0x),
-/// so the threshold stays above them. The other kernels (tables, short rows, transposes, fills) did not gain below
-/// 8 MiB: streamed from 2 MiB, their 94 cases of 2-8 MiB read 1.01-1.12x.
-const DENSE_STREAMING_DIVISOR: usize = 8;
 
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
 #[derive(Debug, Clone, Copy)]
@@ -857,17 +846,25 @@ mod tests {
         // Four elements far apart, each broadcast 64 times: 16 bytes read, not 1 KiB.
         let far = plan(&[64, 2, 2], Some(&[0, 100_000, 1]), &[1, 1, 1], &[64, 2, 2]);
         assert_eq!(moved_bytes(&far.normalized()), 1024 + 16);
-        let options = ExecOptions { non_temporal_min_bytes: 65536, ..ExecOptions::default() };
+        let options = ExecOptions {
+            non_temporal_min_bytes: 65536,
+            contiguous_non_temporal_min_bytes: 8192,
+            ..ExecOptions::default()
+        };
         let streams = |p: &Slice1Plan, options: &ExecOptions| Program::compile(p, options).unwrap().streaming;
-        // The copy and the gather write contiguous runs: they stream from an eighth of the threshold (the copy's
-        // 8 KiB moved from 65536 + 7, not 65536 + 8; the gather's 12284 bytes from 98272 + 7, not 98272 + 8).
-        let at = |nt: usize| ExecOptions { non_temporal_min_bytes: nt, ..options.clone() };
-        assert!(streams(&copy, &at(65536 + 7)) && !streams(&copy, &at(65536 + 8)));
-        assert!(streams(&gather, &at(98272 + 7)) && !streams(&gather, &at(98272 + 8)));
-        // The other kernels from the threshold itself: a transpose of 64 x 64 f32 moves 32 KiB.
+        // The copy and the gather write contiguous runs: they stream from their own threshold (the copy's 8 KiB
+        // moved from 8192, not 8193; the gather's 12284 bytes from 12284, not 12285), whatever the other one says.
+        let at = |nt: usize, contiguous: usize| ExecOptions {
+            non_temporal_min_bytes: nt,
+            contiguous_non_temporal_min_bytes: contiguous,
+            ..options.clone()
+        };
+        assert!(streams(&copy, &at(usize::MAX, 8192)) && !streams(&copy, &at(0, 8193)));
+        assert!(streams(&gather, &at(usize::MAX, 12284)) && !streams(&gather, &at(0, 12285)));
+        // The other kernels from the other threshold: a transpose of 64 x 64 f32 moves 32 KiB.
         let transpose = plan(&[64, 64], Some(&[1, 64]), &[1, 1], &[64, 64]);
         assert!(matches!(Program::compile(&transpose, &options).unwrap().inner, Inner::Transpose { .. }));
-        assert!(streams(&transpose, &at(32768)) && !streams(&transpose, &at(32769)));
+        assert!(streams(&transpose, &at(32768, usize::MAX)) && !streams(&transpose, &at(32769, 0)));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use stridekit::ops::case::Slice1Case;
 use stridekit::ops::traffic::Traffic;
 use stridekit::{Slice1Desc, Slice1Plan};
-use stridekit_cpu::ExecOptions;
+use stridekit_cpu::{ExecOptions, StreamingRule};
 
 /// The most timed samples per case.
 pub const MAX_REPS: usize = 1000;
@@ -70,10 +70,15 @@ pub struct BenchArgs {
     /// Threads (0 = every thread of the pool).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Override ExecOptions::non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are
-    /// used; by copies, reverses and gathers of contiguous runs from an eighth of it).
+    /// Override both streaming thresholds, ExecOptions::non_temporal_min_bytes and
+    /// contiguous_non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are used);
+    /// `--nt-contiguous-min-bytes` then overrides the second.
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
+    /// Override ExecOptions::contiguous_non_temporal_min_bytes alone (the threshold of the bulk copy, the reverse
+    /// and the gather, which write contiguous runs).
+    #[arg(long)]
+    pub nt_contiguous_min_bytes: Option<usize>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
     /// threads).
     #[arg(long)]
@@ -262,17 +267,24 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let llc = ExecOptions::last_level_cache_bytes()
         .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
     let defaults = ExecOptions::default();
+    let mib = |b: usize| b as f64 / (1 << 20) as f64;
     eprintln!(
-        "machine: {} threads, last-level cache {llc} (detected); streaming stores from {:.1} MiB moved (plain copies \
-         1.5x that); {} kernels",
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved, \
+         {:.1} MiB for copies, reverses and gathers; {} kernels",
         defaults.effective_threads(),
-        defaults.non_temporal_min_bytes as f64 / (1 << 20) as f64,
+        StreamingRule::detected(),
+        mib(defaults.non_temporal_min_bytes),
+        mib(defaults.contiguous_non_temporal_min_bytes),
         defaults.simd_kernels()
     );
     announce(&prepared, reps);
     let mut options = ExecOptions::with_threads(args.threads);
     if let Some(v) = args.nt_min_bytes {
         options.non_temporal_min_bytes = v;
+        options.contiguous_non_temporal_min_bytes = v;
+    }
+    if let Some(v) = args.nt_contiguous_min_bytes {
+        options.contiguous_non_temporal_min_bytes = v;
     }
     if let Some(v) = args.parallel_min_bytes {
         options.parallel_min_bytes = v;
