@@ -19,10 +19,12 @@ pub struct ExecOptions {
     /// call's destination as one contiguous run have their own,
     /// [`contiguous_non_temporal_min_bytes`](Self::contiguous_non_temporal_min_bytes). Defaults: [`StreamingRule`].
     pub non_temporal_min_bytes: usize,
-    /// The same threshold for the kernels that write each call's destination as one contiguous run (the bulk copy,
-    /// the reverse and the gather), whose streamed lines are whole lines except at the run's two ends, so that they
-    /// gain from streaming earlier than the others. Defaults: [`StreamingRule`].
+    /// The same threshold for the reverse and the gather, which write each call's destination as one contiguous
+    /// run (streamed lines are whole lines except at the run's two ends), so that they gain from streaming earlier
+    /// than the others. Defaults: [`StreamingRule`].
     pub contiguous_non_temporal_min_bytes: usize,
+    /// The same threshold for the bulk copy (contiguous runs on both sides). Defaults: [`StreamingRule`].
+    pub copy_non_temporal_min_bytes: usize,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
     /// contiguously, is copied as a cache-blocked transpose (NCHW <-> NHWC).
     pub transpose_min_stride: u64,
@@ -62,12 +64,13 @@ pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 512 << 10;
 /// (0.37 / 0.36); 16 MiB and 32 MiB read 0.47 and 0.45 (2026-11-26).
 pub const DEFAULT_NON_TEMPORAL_MIN_BYTES: usize = 8 << 20;
 
-/// The share of the last-level cache a copy may move before its stores stream: a quarter (at most
-/// [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]). The last-level cache is shared (by the cores, and on a virtual machine by
-/// other tenants), and the copy's source and destination lines compete for it: on the first development machine
-/// (32 MiB L3, 2 vCPUs of a shared EPYC) plain f32 copies of 4-12 MiB output (8-24 MiB moved) ran 1.2-2.5x faster
-/// with streaming stores, and at most 3 MiB of output about as fast either way (`stridekit bench --dtype f32
-/// --input-sizes N --nt-min-bytes 0` against a huge value, 2026-11-23).
+/// [`StreamingRule::EarlyStreaming`]: the share of the last-level cache a copy may move before its stores stream, a
+/// quarter (at most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`]). The last-level cache is shared (by the cores, and on a
+/// virtual machine by other tenants), and the copy's source and destination lines compete for it: on the first
+/// development machine (32 MiB L3, 2 vCPUs of a shared EPYC, under a load average of 7-20 from other tenants) plain
+/// f32 copies of 4-12 MiB output (8-24 MiB moved) ran 1.2-2.5x faster with streaming stores, and at most 3 MiB of
+/// output about as fast either way (`stridekit bench --dtype f32 --input-sizes N --nt-min-bytes 0` against a huge
+/// value, 2026-11-23). A quiet Zen 5 measured the other way ([`StreamingRule::Zen`]).
 const CACHE_SHARE_DIVISOR: usize = 4;
 /// The default of [`ExecOptions::transpose_min_stride`].
 pub const DEFAULT_TRANSPOSE_MIN_STRIDE: u64 = 16;
@@ -87,6 +90,7 @@ impl Default for ExecOptions {
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
             non_temporal_min_bytes: streaming.non_temporal_min_bytes,
             contiguous_non_temporal_min_bytes: streaming.contiguous_non_temporal_min_bytes,
+            copy_non_temporal_min_bytes: streaming.copy_non_temporal_min_bytes,
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
             reuse_tile_bytes: DEFAULT_REUSE_TILE_BYTES,
@@ -138,6 +142,7 @@ impl ExecOptions {
             parallel_min_bytes: 0,
             non_temporal_min_bytes: 0,
             contiguous_non_temporal_min_bytes: 0,
+            copy_non_temporal_min_bytes: 0,
             transpose_min_stride: 2,
             simd: true,
             reuse_tile_bytes: 256,
@@ -154,8 +159,9 @@ pub enum StreamingRule {
     /// contiguous kernels from an eighth of that ([`CONTIGUOUS_STREAMING_DIVISOR`]). Measured on the Intel Xeons of
     /// `docs/PERFORMANCE.md` (the eleventh and thirty-first rounds); the rule for every CPU not known to be AMD's.
     EarlyStreaming,
-    /// AMD (and Hygon) x86 cores: the contiguous kernels stream from a third of the last-level cache, the others
-    /// from four times it ([`ZEN_CONTIGUOUS_DIVISOR`], [`ZEN_OTHER_MULTIPLE`]). On a Zen 5 EPYC (2 vCPUs under KVM,
+    /// AMD (and Hygon) x86 cores: the bulk copy streams from the size of the last-level cache, the reverse and
+    /// the gather from a third of it, the others from four times it ([`ZEN_CONTIGUOUS_DIVISOR`],
+    /// [`ZEN_OTHER_MULTIPLE`]). On a Zen 5 EPYC (2 vCPUs under KVM,
     /// 1 MiB of L2 per core, 32 MiB of L3; thirty-fifth round of `docs/PERFORMANCE.md`) ordinary stores beat
     /// streaming ones well beyond the early rule's 1 MiB: plain f32 copies moving 4 / 8 / 16 / 32 MiB took 0.36 /
     /// 0.70 / 0.92 / 1.05 of their streamed time, reverses 0.51 / 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 /
@@ -173,9 +179,9 @@ pub enum StreamingRule {
 /// stays above them. The other kernels (tables, short rows, transposes, fills) did not gain below 8 MiB: streamed
 /// from 2 MiB, their 94 cases of 2-8 MiB read 1.01-1.12x.
 pub const CONTIGUOUS_STREAMING_DIVISOR: usize = 8;
-/// [`StreamingRule::Zen`]: the contiguous kernels stream from a third of the last-level cache (the measured
-/// crossovers: plain copies at a half to the whole of it, reverses at a quarter to a third, gathers at an eighth to
-/// a quarter).
+/// [`StreamingRule::Zen`]: the reverse and the gather stream from a third of the last-level cache (the measured
+/// crossovers: reverses at a quarter to a third of it, gathers at an eighth to a quarter; plain copies, at a half to
+/// the whole of it, stream from the whole).
 pub const ZEN_CONTIGUOUS_DIVISOR: usize = 3;
 /// [`StreamingRule::Zen`]: the other kernels stream from four times the last-level cache.
 pub const ZEN_OTHER_MULTIPLE: usize = 4;
@@ -187,6 +193,8 @@ pub struct StreamingThresholds {
     pub non_temporal_min_bytes: usize,
     /// [`ExecOptions::contiguous_non_temporal_min_bytes`].
     pub contiguous_non_temporal_min_bytes: usize,
+    /// [`ExecOptions::copy_non_temporal_min_bytes`].
+    pub copy_non_temporal_min_bytes: usize,
 }
 
 impl StreamingRule {
@@ -222,6 +230,7 @@ impl StreamingRule {
         let early = |nt: usize| StreamingThresholds {
             non_temporal_min_bytes: nt,
             contiguous_non_temporal_min_bytes: nt / CONTIGUOUS_STREAMING_DIVISOR,
+            copy_non_temporal_min_bytes: nt / CONTIGUOUS_STREAMING_DIVISOR,
         };
         match (self, llc_bytes) {
             (_, None) => early(DEFAULT_NON_TEMPORAL_MIN_BYTES),
@@ -231,6 +240,7 @@ impl StreamingRule {
             (StreamingRule::Zen, Some(llc)) => StreamingThresholds {
                 non_temporal_min_bytes: llc.saturating_mul(ZEN_OTHER_MULTIPLE),
                 contiguous_non_temporal_min_bytes: llc / ZEN_CONTIGUOUS_DIVISOR,
+                copy_non_temporal_min_bytes: llc,
             },
         }
     }
@@ -257,21 +267,23 @@ mod tests {
     fn streams_early_from_a_quarter_of_a_small_cache_and_8_mib_of_a_large_one() {
         let early = |llc| {
             let t = StreamingRule::EarlyStreaming.thresholds(Some(llc));
-            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes)
+            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes, t.copy_non_temporal_min_bytes)
         };
-        assert_eq!(early(16 << 20), (4 << 20, 512 << 10));
-        assert_eq!(early(32 << 20), (8 << 20, 1 << 20));
-        assert_eq!(early(260 << 20), (8 << 20, 1 << 20));
+        assert_eq!(early(16 << 20), (4 << 20, 512 << 10, 512 << 10));
+        assert_eq!(early(32 << 20), (8 << 20, 1 << 20, 1 << 20));
+        assert_eq!(early(260 << 20), (8 << 20, 1 << 20, 1 << 20));
     }
 
     #[test]
-    fn zen_streams_contiguous_runs_from_a_third_of_the_cache_and_the_rest_from_four_times_it() {
+    fn zen_streams_copies_from_the_cache_size_contiguous_runs_from_a_third_and_the_rest_from_four_times_it() {
         let t = StreamingRule::Zen.thresholds(Some(32 << 20));
-        assert_eq!((t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes), (128 << 20, (32 << 20) / 3));
+        let all = |t: StreamingThresholds| {
+            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes, t.copy_non_temporal_min_bytes)
+        };
+        assert_eq!(all(t), (128 << 20, (32 << 20) / 3, 32 << 20));
         // Without a detected cache every rule falls back to the early rule's defaults.
         for rule in [StreamingRule::Zen, StreamingRule::EarlyStreaming] {
-            let t = rule.thresholds(None);
-            assert_eq!((t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes), (8 << 20, 1 << 20));
+            assert_eq!(all(rule.thresholds(None)), (8 << 20, 1 << 20, 1 << 20));
         }
         assert_eq!(StreamingRule::Zen.thresholds(Some(usize::MAX)).non_temporal_min_bytes, usize::MAX);
     }

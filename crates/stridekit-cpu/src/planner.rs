@@ -189,12 +189,13 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
     if src < 0 { -dst } else { dst }
 }
 
-/// The bytes moved from which a copy streams its stores: [`ExecOptions::contiguous_non_temporal_min_bytes`] for the
-/// kernels that write each call's destination as one contiguous run (the bulk copy, the reverse and the gather),
-/// [`ExecOptions::non_temporal_min_bytes`] for the others.
+/// The bytes moved from which a copy streams its stores: [`ExecOptions::copy_non_temporal_min_bytes`] for the bulk
+/// copy, [`ExecOptions::contiguous_non_temporal_min_bytes`] for the reverse and the gather (which write each call's
+/// destination as one contiguous run), [`ExecOptions::non_temporal_min_bytes`] for the others.
 fn streaming_min_bytes(inner: Inner, options: &ExecOptions) -> usize {
     match inner {
-        Inner::Copy { .. } | Inner::Reverse { .. } | Inner::Gather { .. } => options.contiguous_non_temporal_min_bytes,
+        Inner::Copy { .. } => options.copy_non_temporal_min_bytes,
+        Inner::Reverse { .. } | Inner::Gather { .. } => options.contiguous_non_temporal_min_bytes,
         _ => options.non_temporal_min_bytes,
     }
 }
@@ -849,22 +850,25 @@ mod tests {
         let options = ExecOptions {
             non_temporal_min_bytes: 65536,
             contiguous_non_temporal_min_bytes: 8192,
+            copy_non_temporal_min_bytes: 8192,
             ..ExecOptions::default()
         };
         let streams = |p: &Slice1Plan, options: &ExecOptions| Program::compile(p, options).unwrap().streaming;
-        // The copy and the gather write contiguous runs: they stream from their own threshold (the copy's 8 KiB
-        // moved from 8192, not 8193; the gather's 12284 bytes from 12284, not 12285), whatever the other one says.
-        let at = |nt: usize, contiguous: usize| ExecOptions {
+        // Each kernel streams from its own threshold, whatever the other two say: the copy's 8 KiB moved from 8192,
+        // not 8193; the gather's 12284 bytes from 12284, not 12285.
+        let at = |nt: usize, contiguous: usize, copy: usize| ExecOptions {
             non_temporal_min_bytes: nt,
             contiguous_non_temporal_min_bytes: contiguous,
+            copy_non_temporal_min_bytes: copy,
             ..options.clone()
         };
-        assert!(streams(&copy, &at(usize::MAX, 8192)) && !streams(&copy, &at(0, 8193)));
-        assert!(streams(&gather, &at(usize::MAX, 12284)) && !streams(&gather, &at(0, 12285)));
-        // The other kernels from the other threshold: a transpose of 64 x 64 f32 moves 32 KiB.
+        let (x, o) = (usize::MAX, 0);
+        assert!(streams(&copy, &at(x, x, 8192)) && !streams(&copy, &at(o, o, 8193)));
+        assert!(streams(&gather, &at(x, 12284, x)) && !streams(&gather, &at(o, 12285, o)));
+        // The other kernels from the first threshold: a transpose of 64 x 64 f32 moves 32 KiB.
         let transpose = plan(&[64, 64], Some(&[1, 64]), &[1, 1], &[64, 64]);
         assert!(matches!(Program::compile(&transpose, &options).unwrap().inner, Inner::Transpose { .. }));
-        assert!(streams(&transpose, &at(32768, usize::MAX)) && !streams(&transpose, &at(32769, 0)));
+        assert!(streams(&transpose, &at(32768, x, x)) && !streams(&transpose, &at(32769, o, o)));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

@@ -70,15 +70,18 @@ pub struct BenchArgs {
     /// Threads (0 = every thread of the pool).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Override both streaming thresholds, ExecOptions::non_temporal_min_bytes and
-    /// contiguous_non_temporal_min_bytes (bytes moved, written plus read, from which streaming stores are used);
-    /// `--nt-contiguous-min-bytes` then overrides the second.
+    /// Override all three streaming thresholds, ExecOptions::non_temporal_min_bytes,
+    /// contiguous_non_temporal_min_bytes and copy_non_temporal_min_bytes (bytes moved, written plus read, from which
+    /// streaming stores are used); `--nt-contiguous-min-bytes` and `--nt-copy-min-bytes` then override the other two.
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
-    /// Override ExecOptions::contiguous_non_temporal_min_bytes alone (the threshold of the bulk copy, the reverse
-    /// and the gather, which write contiguous runs).
+    /// Override ExecOptions::contiguous_non_temporal_min_bytes alone (the threshold of the reverse and the gather,
+    /// which write contiguous runs).
     #[arg(long)]
     pub nt_contiguous_min_bytes: Option<usize>,
+    /// Override ExecOptions::copy_non_temporal_min_bytes alone (the threshold of the bulk copy).
+    #[arg(long)]
+    pub nt_copy_min_bytes: Option<usize>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
     /// threads).
     #[arg(long)]
@@ -270,11 +273,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
     eprintln!(
         "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved, \
-         {:.1} MiB for copies, reverses and gathers; {} kernels",
+         {:.1} MiB for reverses and gathers, {:.1} MiB for plain copies; {} kernels",
         defaults.effective_threads(),
         StreamingRule::detected(),
         mib(defaults.non_temporal_min_bytes),
         mib(defaults.contiguous_non_temporal_min_bytes),
+        mib(defaults.copy_non_temporal_min_bytes),
         defaults.simd_kernels()
     );
     announce(&prepared, reps);
@@ -282,9 +286,13 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     if let Some(v) = args.nt_min_bytes {
         options.non_temporal_min_bytes = v;
         options.contiguous_non_temporal_min_bytes = v;
+        options.copy_non_temporal_min_bytes = v;
     }
     if let Some(v) = args.nt_contiguous_min_bytes {
         options.contiguous_non_temporal_min_bytes = v;
+    }
+    if let Some(v) = args.nt_copy_min_bytes {
+        options.copy_non_temporal_min_bytes = v;
     }
     if let Some(v) = args.parallel_min_bytes {
         options.parallel_min_bytes = v;

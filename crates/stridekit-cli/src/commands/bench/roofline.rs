@@ -105,6 +105,7 @@ impl CopyBaseline {
                         parallel_min_bytes: 0,
                         non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
                         contiguous_non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
+                        copy_non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
                         ..ExecOptions::with_threads(threads)
                     };
                     PreparedSlice1::new(&plan, options).map(Some).map_err(CliError::from)
