@@ -613,7 +613,19 @@ mod tests {
             input_window_sizes: windows,
             input_window_strides: strides.to_vec(),
         };
-        Program::compile(&desc.validate().unwrap(), &ExecOptions::default()).unwrap()
+        Program::compile(&desc.validate().unwrap(), &early_streaming()).unwrap()
+    }
+
+    /// The defaults with the streaming thresholds of [`crate::StreamingRule::EarlyStreaming`] whatever this machine
+    /// detects, so that the kernels these tests expect do not depend on the CPU that runs them.
+    fn early_streaming() -> ExecOptions {
+        let t = crate::StreamingRule::EarlyStreaming.thresholds(None);
+        ExecOptions {
+            non_temporal_min_bytes: t.non_temporal_min_bytes,
+            contiguous_non_temporal_min_bytes: t.contiguous_non_temporal_min_bytes,
+            copy_non_temporal_min_bytes: t.copy_non_temporal_min_bytes,
+            ..ExecOptions::default()
+        }
     }
 
     #[test]
