@@ -333,3 +333,33 @@ fn expect_is_checked() {
         assert_eq!(stdout(&o).lines().filter(|l| l.trim_end().ends_with(" yes")).count(), 2, "{}", stdout(&o));
     }
 }
+
+/// Runs `stridekit bench --json` on one case from `case` flags with `flags` before them: its plan.
+fn plan_of(case: &[&str], flags: &[&str]) -> String {
+    let mut args = vec!["bench", "--json", "--reps", "10", "--threads", "1"];
+    args.extend(flags);
+    args.extend(case);
+    let o = run(&args);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let lines = json_lines(&stdout(&o));
+    assert_eq!(lines[0]["verified"], true);
+    lines[0]["plan"].as_str().unwrap().to_string()
+}
+
+#[test]
+fn streaming_thresholds_are_overridden_together_then_per_kernel() {
+    // A plain copy (64 KiB of f32: 128 KiB moved) and a fill of the same output (a broadcast element per row).
+    let copy = ["--dtype", "f32", "--input-sizes", "16,1024"];
+    let fill = ["--dtype", "f32", "--input-sizes", "16,1024", "--input-strides", "1,0", "--output-sizes", "16,1024"];
+    let streams = |case: &[&str], flags: &[&str]| plan_of(case, flags).ends_with("; streaming");
+    let (all, none) = (["--nt-min-bytes", "0"], ["--nt-min-bytes", "999999999999"]);
+    assert!(streams(&copy, &all) && streams(&fill, &all));
+    assert!(!streams(&copy, &none) && !streams(&fill, &none));
+    // Each kernel's own flag overrides the common one for that kernel only.
+    let copy_off = ["--nt-min-bytes", "0", "--nt-copy-min-bytes", "999999999999"];
+    assert!(!streams(&copy, &copy_off) && streams(&fill, &copy_off));
+    let fill_off = ["--nt-min-bytes", "0", "--nt-fill-min-bytes", "999999999999"];
+    assert!(streams(&copy, &fill_off) && !streams(&fill, &fill_off));
+    let fill_on = ["--nt-min-bytes", "999999999999", "--nt-fill-min-bytes", "0"];
+    assert!(!streams(&copy, &fill_on) && streams(&fill, &fill_on));
+}

@@ -8,23 +8,15 @@ pub struct ExecOptions {
     /// thread only. The output is split into this many disjoint parts.
     pub threads: usize,
     /// Copies that move fewer bytes than this (the output bytes they write plus the input bytes they read, as for
-    /// [`non_temporal_min_bytes`](Self::non_temporal_min_bytes)) run on one thread; bulk copies (contiguous runs on
+    /// [`streaming`](Self::streaming)) run on one thread; bulk copies (contiguous runs on
     /// both sides, the `copy` kernel) from twice this, since they move their bytes fastest.
     pub parallel_min_bytes: usize,
-    /// Copies that move at least this many bytes (the input bytes they read plus the output bytes they write) use
-    /// non-temporal (streaming) stores where the kernel has them, so that a copy that does not fit the last-level
-    /// cache does not first read every destination line. Whether a copy stays in the cache depends on both sides,
-    /// not on the output alone: a 22.5 MiB copy moves 45 MiB. This threshold is for the kernels that write strided
-    /// or assembled destinations (tables, short rows, transposes, fills, scatters); the kernels that write each
-    /// call's destination as one contiguous run have their own,
-    /// [`contiguous_non_temporal_min_bytes`](Self::contiguous_non_temporal_min_bytes). Defaults: [`StreamingRule`].
-    pub non_temporal_min_bytes: usize,
-    /// The same threshold for the reverse and the gather, which write each call's destination as one contiguous
-    /// run (streamed lines are whole lines except at the run's two ends), so that they gain from streaming earlier
-    /// than the others. Defaults: [`StreamingRule`].
-    pub contiguous_non_temporal_min_bytes: usize,
-    /// The same threshold for the bulk copy (contiguous runs on both sides). Defaults: [`StreamingRule`].
-    pub copy_non_temporal_min_bytes: usize,
+    /// The bytes moved (the input bytes a copy reads plus the output bytes it writes) from which each kind of
+    /// kernel uses non-temporal (streaming) stores, so that a copy that does not fit the last-level cache does not
+    /// first read every destination line. Whether a copy stays in the cache depends on both sides, not on the output
+    /// alone: a 22.5 MiB copy moves 45 MiB. Defaults: [`StreamingRule`], from the CPU's vendor and its detected
+    /// last-level cache.
+    pub streaming: StreamingThresholds,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
     /// contiguously, is copied as a cache-blocked transpose (NCHW <-> NHWC).
     pub transpose_min_stride: u64,
@@ -84,13 +76,10 @@ pub const DEFAULT_REUSE_TILE_BYTES: usize = 64 << 10;
 
 impl Default for ExecOptions {
     fn default() -> Self {
-        let streaming = StreamingRule::detected().thresholds(Self::last_level_cache_bytes());
         ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
-            non_temporal_min_bytes: streaming.non_temporal_min_bytes,
-            contiguous_non_temporal_min_bytes: streaming.contiguous_non_temporal_min_bytes,
-            copy_non_temporal_min_bytes: streaming.copy_non_temporal_min_bytes,
+            streaming: StreamingRule::detected().thresholds(Self::last_level_cache_bytes()),
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
             reuse_tile_bytes: DEFAULT_REUSE_TILE_BYTES,
@@ -140,9 +129,7 @@ impl ExecOptions {
         ExecOptions {
             threads,
             parallel_min_bytes: 0,
-            non_temporal_min_bytes: 0,
-            contiguous_non_temporal_min_bytes: 0,
-            copy_non_temporal_min_bytes: 0,
+            streaming: StreamingThresholds::ALWAYS,
             transpose_min_stride: 2,
             simd: true,
             reuse_tile_bytes: 256,
@@ -150,23 +137,25 @@ impl ExecOptions {
     }
 }
 
-/// How the streaming thresholds follow from the last-level cache: where a store that misses costs a read for
-/// ownership of its line (Intel's server cores, and by default), or where the last-level cache absorbs ordinary
-/// stores well past its size (AMD's Zen cores, which have their own rule).
+/// How the streaming thresholds follow from the last-level cache: early where a store that misses costs a read
+/// for ownership of its line (Intel's server cores, and by default), late for the kernels that write contiguous
+/// runs where the last-level cache absorbs ordinary stores up to about its size (AMD's Zen cores).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StreamingRule {
-    /// Stream from a quarter of the last-level cache, at most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`], and the
-    /// contiguous kernels from an eighth of that ([`CONTIGUOUS_STREAMING_DIVISOR`]). Measured on the Intel Xeons of
-    /// `docs/PERFORMANCE.md` (the eleventh and thirty-first rounds); the rule for every CPU not known to be AMD's.
+    /// Stream from a quarter of the last-level cache, at most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`], and the bulk
+    /// copy, the reverse and the gather from an eighth of that ([`CONTIGUOUS_STREAMING_DIVISOR`]). Measured on the
+    /// Intel Xeons of `docs/PERFORMANCE.md` (the eleventh and thirty-first rounds); the rule for every CPU not known
+    /// to be AMD's.
     EarlyStreaming,
-    /// AMD (and Hygon) x86 cores: the bulk copy streams from the size of the last-level cache, the reverse and
-    /// the gather from a third of it, the others from four times it ([`ZEN_CONTIGUOUS_DIVISOR`],
-    /// [`ZEN_OTHER_MULTIPLE`]). On a Zen 5 EPYC (2 vCPUs under KVM,
-    /// 1 MiB of L2 per core, 32 MiB of L3; thirty-fifth round of `docs/PERFORMANCE.md`) ordinary stores beat
-    /// streaming ones well beyond the early rule's 1 MiB: plain f32 copies moving 4 / 8 / 16 / 32 MiB took 0.36 /
-    /// 0.70 / 0.92 / 1.05 of their streamed time, reverses 0.51 / 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 /
-    /// 1.10 / 1.44 / 0.95 (three alternating rounds); tables, short rows, transposes and fills moving 4-64 MiB
-    /// 1.07-1.26 of it, 64-256 MiB 0.98-1.05, beyond 256 MiB 0.94.
+    /// AMD (and Hygon) x86 cores: the bulk copy streams from the size of the last-level cache, the reverse and the
+    /// gather from a third of it ([`ZEN_CONTIGUOUS_DIVISOR`]), fills from twice it ([`ZEN_FILL_MULTIPLE`]), the
+    /// other kernels as under the early rule. On a Zen 5 EPYC (2 vCPUs under KVM, 1 MiB of L2 per core, 32 MiB of
+    /// L3; thirty-fifth round of `docs/PERFORMANCE.md`) ordinary stores beat streaming ones well beyond the early
+    /// rule's 1 MiB: plain f32 copies moving 4 / 8 / 16 / 32 MiB took 0.36 / 0.70 / 0.92 / 1.05 of their streamed
+    /// time, reverses 0.51 / 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 / 1.10 / 1.44 / 0.95 (three alternating
+    /// rounds); the sweeps' fills moving 18-40 MiB 0.34-0.92, 48-60 MiB 0.84-1.08, 68-120 MiB 0.96-1.48. The other
+    /// kernels keep the early threshold: a transpose whose streaming walk takes other tiles (NDHWC -> NCDHW of
+    /// f16, 16 MiB moved) ran 4.6-5.3x slower with ordinary stores, rows of 128 bytes bottom-up (64 MiB) 1.7x.
     Zen,
 }
 
@@ -183,18 +172,35 @@ pub const CONTIGUOUS_STREAMING_DIVISOR: usize = 8;
 /// crossovers: reverses at a quarter to a third of it, gathers at an eighth to a quarter; plain copies, at a half to
 /// the whole of it, stream from the whole).
 pub const ZEN_CONTIGUOUS_DIVISOR: usize = 3;
-/// [`StreamingRule::Zen`]: the other kernels stream from four times the last-level cache.
-pub const ZEN_OTHER_MULTIPLE: usize = 4;
+/// [`StreamingRule::Zen`]: fills stream from twice the last-level cache (they read next to nothing, so all they
+/// move is the lines they write).
+pub const ZEN_FILL_MULTIPLE: usize = 2;
 
-/// The two streaming thresholds a [`StreamingRule`] gives for a last-level cache.
+/// The bytes moved from which each kind of kernel streams its stores ([`ExecOptions::streaming`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamingThresholds {
-    /// [`ExecOptions::non_temporal_min_bytes`].
-    pub non_temporal_min_bytes: usize,
-    /// [`ExecOptions::contiguous_non_temporal_min_bytes`].
-    pub contiguous_non_temporal_min_bytes: usize,
-    /// [`ExecOptions::copy_non_temporal_min_bytes`].
-    pub copy_non_temporal_min_bytes: usize,
+    /// The bulk copy (contiguous runs on both sides).
+    pub copy: usize,
+    /// The reverse and the gather, which write each call's destination as one contiguous run (streamed lines are
+    /// whole lines except at the run's two ends).
+    pub contiguous: usize,
+    /// Fills (a broadcast element or pattern).
+    pub fill: usize,
+    /// The kernels that write strided or assembled destinations: tables, short rows, transposes, interleaves,
+    /// scatters.
+    pub other: usize,
+}
+
+impl StreamingThresholds {
+    /// Every kernel streams whatever it moves (tests, and the streaming copy of `stridekit bench`'s roofline).
+    pub const ALWAYS: StreamingThresholds = StreamingThresholds::all(0);
+    /// No kernel streams.
+    pub const NEVER: StreamingThresholds = StreamingThresholds::all(usize::MAX);
+
+    /// The same threshold for every kind of kernel.
+    pub const fn all(bytes: usize) -> StreamingThresholds {
+        StreamingThresholds { copy: bytes, contiguous: bytes, fill: bytes, other: bytes }
+    }
 }
 
 impl StreamingRule {
@@ -228,19 +234,20 @@ impl StreamingRule {
     /// whatever the rule).
     pub fn thresholds(self, llc_bytes: Option<usize>) -> StreamingThresholds {
         let early = |nt: usize| StreamingThresholds {
-            non_temporal_min_bytes: nt,
-            contiguous_non_temporal_min_bytes: nt / CONTIGUOUS_STREAMING_DIVISOR,
-            copy_non_temporal_min_bytes: nt / CONTIGUOUS_STREAMING_DIVISOR,
+            copy: nt / CONTIGUOUS_STREAMING_DIVISOR,
+            contiguous: nt / CONTIGUOUS_STREAMING_DIVISOR,
+            fill: nt,
+            other: nt,
         };
+        let early_of = |llc: usize| early((llc / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES));
         match (self, llc_bytes) {
             (_, None) => early(DEFAULT_NON_TEMPORAL_MIN_BYTES),
-            (StreamingRule::EarlyStreaming, Some(llc)) => {
-                early((llc / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES))
-            }
+            (StreamingRule::EarlyStreaming, Some(llc)) => early_of(llc),
             (StreamingRule::Zen, Some(llc)) => StreamingThresholds {
-                non_temporal_min_bytes: llc.saturating_mul(ZEN_OTHER_MULTIPLE),
-                contiguous_non_temporal_min_bytes: llc / ZEN_CONTIGUOUS_DIVISOR,
-                copy_non_temporal_min_bytes: llc,
+                copy: llc,
+                contiguous: llc / ZEN_CONTIGUOUS_DIVISOR,
+                fill: llc.saturating_mul(ZEN_FILL_MULTIPLE),
+                other: early_of(llc).other,
             },
         }
     }
@@ -265,27 +272,24 @@ mod tests {
 
     #[test]
     fn streams_early_from_a_quarter_of_a_small_cache_and_8_mib_of_a_large_one() {
-        let early = |llc| {
-            let t = StreamingRule::EarlyStreaming.thresholds(Some(llc));
-            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes, t.copy_non_temporal_min_bytes)
-        };
-        assert_eq!(early(16 << 20), (4 << 20, 512 << 10, 512 << 10));
-        assert_eq!(early(32 << 20), (8 << 20, 1 << 20, 1 << 20));
-        assert_eq!(early(260 << 20), (8 << 20, 1 << 20, 1 << 20));
+        let early = |llc| StreamingRule::EarlyStreaming.thresholds(Some(llc));
+        let t = |copy, fill| StreamingThresholds { copy, contiguous: copy, fill, other: fill };
+        assert_eq!(early(16 << 20), t(512 << 10, 4 << 20));
+        assert_eq!(early(32 << 20), t(1 << 20, 8 << 20));
+        assert_eq!(early(260 << 20), t(1 << 20, 8 << 20));
     }
 
     #[test]
-    fn zen_streams_copies_from_the_cache_size_contiguous_runs_from_a_third_and_the_rest_from_four_times_it() {
-        let t = StreamingRule::Zen.thresholds(Some(32 << 20));
-        let all = |t: StreamingThresholds| {
-            (t.non_temporal_min_bytes, t.contiguous_non_temporal_min_bytes, t.copy_non_temporal_min_bytes)
-        };
-        assert_eq!(all(t), (128 << 20, (32 << 20) / 3, 32 << 20));
+    fn zen_streams_copies_from_the_cache_size_contiguous_runs_from_a_third_fills_from_twice_it() {
+        let llc = 32 << 20;
+        let t = StreamingThresholds { copy: llc, contiguous: llc / 3, fill: 2 * llc, other: 8 << 20 };
+        assert_eq!(StreamingRule::Zen.thresholds(Some(llc)), t);
         // Without a detected cache every rule falls back to the early rule's defaults.
+        let default = StreamingThresholds { copy: 1 << 20, contiguous: 1 << 20, fill: 8 << 20, other: 8 << 20 };
         for rule in [StreamingRule::Zen, StreamingRule::EarlyStreaming] {
-            assert_eq!(all(rule.thresholds(None)), (8 << 20, 1 << 20, 1 << 20));
+            assert_eq!(rule.thresholds(None), default);
         }
-        assert_eq!(StreamingRule::Zen.thresholds(Some(usize::MAX)).non_temporal_min_bytes, usize::MAX);
+        assert_eq!(StreamingRule::Zen.thresholds(Some(usize::MAX)).fill, usize::MAX);
     }
 
     #[test]

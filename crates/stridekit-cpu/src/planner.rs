@@ -189,14 +189,15 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
     if src < 0 { -dst } else { dst }
 }
 
-/// The bytes moved from which a copy streams its stores: [`ExecOptions::copy_non_temporal_min_bytes`] for the bulk
-/// copy, [`ExecOptions::contiguous_non_temporal_min_bytes`] for the reverse and the gather (which write each call's
-/// destination as one contiguous run), [`ExecOptions::non_temporal_min_bytes`] for the others.
+/// The bytes moved from which a copy streams its stores: the threshold of its inner kernel's kind
+/// ([`ExecOptions::streaming`]).
 fn streaming_min_bytes(inner: Inner, options: &ExecOptions) -> usize {
+    let t = options.streaming;
     match inner {
-        Inner::Copy { .. } => options.copy_non_temporal_min_bytes,
-        Inner::Reverse { .. } | Inner::Gather { .. } => options.contiguous_non_temporal_min_bytes,
-        _ => options.non_temporal_min_bytes,
+        Inner::Copy { .. } => t.copy,
+        Inner::Reverse { .. } | Inner::Gather { .. } => t.contiguous,
+        Inner::Fill { .. } => t.fill,
+        _ => t.other,
     }
 }
 
@@ -595,6 +596,7 @@ pub(crate) fn moved_bytes(copy: &stridekit::NormalizedCopy) -> u64 {
 #[cfg(all(test, not(miri)))]
 mod tests {
     use super::*;
+    use crate::StreamingThresholds;
     use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
 
     fn compile(
@@ -619,13 +621,7 @@ mod tests {
     /// The defaults with the streaming thresholds of [`crate::StreamingRule::EarlyStreaming`] whatever this machine
     /// detects, so that the kernels these tests expect do not depend on the CPU that runs them.
     fn early_streaming() -> ExecOptions {
-        let t = crate::StreamingRule::EarlyStreaming.thresholds(None);
-        ExecOptions {
-            non_temporal_min_bytes: t.non_temporal_min_bytes,
-            contiguous_non_temporal_min_bytes: t.contiguous_non_temporal_min_bytes,
-            copy_non_temporal_min_bytes: t.copy_non_temporal_min_bytes,
-            ..ExecOptions::default()
-        }
+        ExecOptions { streaming: crate::StreamingRule::EarlyStreaming.thresholds(None), ..ExecOptions::default() }
     }
 
     #[test]
@@ -859,28 +855,27 @@ mod tests {
         // Four elements far apart, each broadcast 64 times: 16 bytes read, not 1 KiB.
         let far = plan(&[64, 2, 2], Some(&[0, 100_000, 1]), &[1, 1, 1], &[64, 2, 2]);
         assert_eq!(moved_bytes(&far.normalized()), 1024 + 16);
-        let options = ExecOptions {
-            non_temporal_min_bytes: 65536,
-            contiguous_non_temporal_min_bytes: 8192,
-            copy_non_temporal_min_bytes: 8192,
-            ..ExecOptions::default()
-        };
+        let t = StreamingThresholds { copy: 8192, contiguous: 8192, fill: 65536, other: 65536 };
+        let options = ExecOptions { streaming: t, ..ExecOptions::default() };
         let streams = |p: &Slice1Plan, options: &ExecOptions| Program::compile(p, options).unwrap().streaming;
-        // Each kernel streams from its own threshold, whatever the other two say: the copy's 8 KiB moved from 8192,
-        // not 8193; the gather's 12284 bytes from 12284, not 12285.
-        let at = |nt: usize, contiguous: usize, copy: usize| ExecOptions {
-            non_temporal_min_bytes: nt,
-            contiguous_non_temporal_min_bytes: contiguous,
-            copy_non_temporal_min_bytes: copy,
-            ..options.clone()
-        };
-        let (x, o) = (usize::MAX, 0);
-        assert!(streams(&copy, &at(x, x, 8192)) && !streams(&copy, &at(o, o, 8193)));
-        assert!(streams(&gather, &at(x, 12284, x)) && !streams(&gather, &at(o, 12285, o)));
-        // The other kernels from the first threshold: a transpose of 64 x 64 f32 moves 32 KiB.
+        // Each kernel streams from its own kind's threshold, whatever the others say: the copy's 8 KiB moved from
+        // 8192, not 8193; the gather's 12284 bytes from 12284, not 12285; a fill from what it moves.
+        let (x, o) = (StreamingThresholds::NEVER, StreamingThresholds::ALWAYS);
+        let at = |t: StreamingThresholds| ExecOptions { streaming: t, ..options.clone() };
+        assert!(streams(&copy, &at(StreamingThresholds { copy: 8192, ..x })));
+        assert!(!streams(&copy, &at(StreamingThresholds { copy: 8193, ..o })));
+        assert!(streams(&gather, &at(StreamingThresholds { contiguous: 12284, ..x })));
+        assert!(!streams(&gather, &at(StreamingThresholds { contiguous: 12285, ..o })));
+        let fill = plan(&[4, 1024], Some(&[1, 0]), &[1, 1], &[4, 1024]);
+        assert!(matches!(Program::compile(&fill, &options).unwrap().inner, Inner::Fill { .. }));
+        let moved = moved_bytes(&fill.normalized()) as usize;
+        assert!(streams(&fill, &at(StreamingThresholds { fill: moved, ..x })));
+        assert!(!streams(&fill, &at(StreamingThresholds { fill: moved + 1, ..o })));
+        // The other kernels from the last threshold: a transpose of 64 x 64 f32 moves 32 KiB.
         let transpose = plan(&[64, 64], Some(&[1, 64]), &[1, 1], &[64, 64]);
         assert!(matches!(Program::compile(&transpose, &options).unwrap().inner, Inner::Transpose { .. }));
-        assert!(streams(&transpose, &at(32768, x, x)) && !streams(&transpose, &at(32769, o, o)));
+        assert!(streams(&transpose, &at(StreamingThresholds { other: 32768, ..x })));
+        assert!(!streams(&transpose, &at(StreamingThresholds { other: 32769, ..o })));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use stridekit::ops::case::Slice1Case;
 use stridekit::ops::traffic::Traffic;
 use stridekit::{Slice1Desc, Slice1Plan};
-use stridekit_cpu::{ExecOptions, StreamingRule};
+use stridekit_cpu::{ExecOptions, StreamingRule, StreamingThresholds};
 
 /// The most timed samples per case.
 pub const MAX_REPS: usize = 1000;
@@ -70,18 +70,20 @@ pub struct BenchArgs {
     /// Threads (0 = every thread of the pool).
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
-    /// Override all three streaming thresholds, ExecOptions::non_temporal_min_bytes,
-    /// contiguous_non_temporal_min_bytes and copy_non_temporal_min_bytes (bytes moved, written plus read, from which
-    /// streaming stores are used); `--nt-contiguous-min-bytes` and `--nt-copy-min-bytes` then override the other two.
+    /// Override every streaming threshold of ExecOptions::streaming (bytes moved, written plus read, from which
+    /// streaming stores are used); `--nt-copy-min-bytes`, `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes`
+    /// then override their kernels' own.
     #[arg(long)]
     pub nt_min_bytes: Option<usize>,
-    /// Override ExecOptions::contiguous_non_temporal_min_bytes alone (the threshold of the reverse and the gather,
-    /// which write contiguous runs).
-    #[arg(long)]
-    pub nt_contiguous_min_bytes: Option<usize>,
-    /// Override ExecOptions::copy_non_temporal_min_bytes alone (the threshold of the bulk copy).
+    /// Override the streaming threshold of the bulk copy alone (ExecOptions::streaming.copy).
     #[arg(long)]
     pub nt_copy_min_bytes: Option<usize>,
+    /// Override the streaming threshold of the reverse and the gather alone (ExecOptions::streaming.contiguous).
+    #[arg(long)]
+    pub nt_contiguous_min_bytes: Option<usize>,
+    /// Override the streaming threshold of fills alone (ExecOptions::streaming.fill).
+    #[arg(long)]
+    pub nt_fill_min_bytes: Option<usize>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
     /// threads).
     #[arg(long)]
@@ -271,28 +273,32 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
     let defaults = ExecOptions::default();
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let nt = defaults.streaming;
     eprintln!(
-        "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved, \
-         {:.1} MiB for reverses and gathers, {:.1} MiB for plain copies; {} kernels",
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved \
+         for plain copies, {:.1} for reverses and gathers, {:.1} for fills, {:.1} for the others; {} kernels",
         defaults.effective_threads(),
         StreamingRule::detected(),
-        mib(defaults.non_temporal_min_bytes),
-        mib(defaults.contiguous_non_temporal_min_bytes),
-        mib(defaults.copy_non_temporal_min_bytes),
+        mib(nt.copy),
+        mib(nt.contiguous),
+        mib(nt.fill),
+        mib(nt.other),
         defaults.simd_kernels()
     );
     announce(&prepared, reps);
     let mut options = ExecOptions::with_threads(args.threads);
     if let Some(v) = args.nt_min_bytes {
-        options.non_temporal_min_bytes = v;
-        options.contiguous_non_temporal_min_bytes = v;
-        options.copy_non_temporal_min_bytes = v;
+        options.streaming = StreamingThresholds::all(v);
     }
-    if let Some(v) = args.nt_contiguous_min_bytes {
-        options.contiguous_non_temporal_min_bytes = v;
-    }
-    if let Some(v) = args.nt_copy_min_bytes {
-        options.copy_non_temporal_min_bytes = v;
+    let nt = &mut options.streaming;
+    for (flag, field) in [
+        (args.nt_copy_min_bytes, &mut nt.copy),
+        (args.nt_contiguous_min_bytes, &mut nt.contiguous),
+        (args.nt_fill_min_bytes, &mut nt.fill),
+    ] {
+        if let Some(v) = flag {
+            *field = v;
+        }
     }
     if let Some(v) = args.parallel_min_bytes {
         options.parallel_min_bytes = v;

@@ -13,7 +13,7 @@
 use super::measure;
 use crate::error::CliError;
 use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
-use stridekit_cpu::{CpuBuffer, ExecOptions, PreparedSlice1};
+use stridekit_cpu::{CpuBuffer, ExecOptions, PreparedSlice1, StreamingThresholds};
 
 /// Outputs up to this size are cache-resident cases (repeated calls keep them in the last-level cache).
 pub const CACHE_RESIDENT_MAX_BYTES: u64 = 4 << 20;
@@ -103,9 +103,7 @@ impl CopyBaseline {
                 Copy::Plan { threads, streaming } => {
                     let options = ExecOptions {
                         parallel_min_bytes: 0,
-                        non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
-                        contiguous_non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
-                        copy_non_temporal_min_bytes: if streaming { 0 } else { usize::MAX },
+                        streaming: if streaming { StreamingThresholds::ALWAYS } else { StreamingThresholds::NEVER },
                         ..ExecOptions::with_threads(threads)
                     };
                     PreparedSlice1::new(&plan, options).map(Some).map_err(CliError::from)
