@@ -46,8 +46,9 @@ pub struct ExecOptions {
 /// / 0.508 / 0.489 of the roofline with 2 / 4 / 8 MiB moved, and 0.482 with the rule before (4 MiB of output); on
 /// the first (an AMD EPYC under KVM) outputs of 1-2 MiB ran at 0.26 of the roofline split and 0.37 on one thread.
 pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 512 << 10;
-/// The most [`ExecOptions::non_temporal_min_bytes`] defaults to, and its value when the last-level cache size
-/// cannot be detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of
+/// The most [`StreamingRule::EarlyStreaming`] streams the strided kernels and fills from (the `other` and `fill`
+/// of [`ExecOptions::streaming`]), and their threshold under every rule when the last-level cache size cannot be
+/// detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of
 /// room: on a server it is shared by every core of the socket, and on a virtual machine by other tenants. The second
 /// development machine (2 vCPUs of an Intel Xeon, 2 MiB of L2 per core, a 260 MiB L3 as detected) ran the 84 cases of
 /// `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M` that move 8-65 MiB at a geometric mean of 0.46 of

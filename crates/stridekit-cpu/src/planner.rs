@@ -300,7 +300,8 @@ pub(crate) struct Program {
     /// The bytes the copy moves through the memory system ([`moved_bytes`]: output bytes written plus input bytes
     /// read): what the thread split is decided on (`ExecOptions::parallel_min_bytes`).
     pub moved_bytes: usize,
-    /// Use streaming stores: the copy moves at least `non_temporal_min_bytes` (see [`moved_bytes`]) and SIMD is
+    /// Use streaming stores: the copy moves at least its kernel's threshold of `ExecOptions::streaming` (see
+    /// [`moved_bytes`], [`streaming_min_bytes`]) and SIMD is
     /// allowed. Decided once here; the loop flip of step 2 depends on it.
     pub streaming: bool,
     /// The destination bytes of one inner kernel call form one contiguous block.

@@ -299,7 +299,7 @@ const LONG_RUNS_GAP: usize = 128;
 
 /// Whether [`rows_any`] requests the lines of long runs ahead ([`LONG_RUNS_AHEAD`]): runs of more than
 /// [`MOVES_MAX_BYTES`] (shorter ones request theirs in [`rows_with`]) more than [`LONG_RUNS_GAP`] apart, in a copy
-/// that streams (its footprint exceeds the caches, `ExecOptions::non_temporal_min_bytes`). In cache-sized copies the
+/// that streams (its footprint exceeds the caches, `ExecOptions::streaming`). In cache-sized copies the
 /// runs come from L1 and L2, where the requests only cost.
 fn requests_long_runs(bytes: usize, s: isize, ctx: Ctx) -> bool {
     ctx.nt && ctx.simd == Simd::Avx2 && bytes > MOVES_MAX_BYTES && s.unsigned_abs() > bytes + LONG_RUNS_GAP
