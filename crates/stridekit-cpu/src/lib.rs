@@ -41,7 +41,6 @@ pub use error::ExecError;
 pub use options::{
     CONTIGUOUS_STREAMING_DIVISOR, DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_REUSE_TILE_BYTES,
     DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions, StreamingRule, StreamingThresholds, ZEN_CONTIGUOUS_DIVISOR,
-    ZEN_FILL_MULTIPLE,
 };
 pub use slice1::{PreparedSlice1, slice1, slice1_bound, slice1_with};
 /// Re-exported from the model, where every backend checks bindings the same way.

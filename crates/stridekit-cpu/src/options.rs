@@ -140,7 +140,7 @@ impl ExecOptions {
 
 /// How the streaming thresholds follow from the last-level cache: early where a store that misses costs a read
 /// for ownership of its line (Intel's server cores, and by default), late for the kernels that write contiguous
-/// runs where the last-level cache absorbs ordinary stores up to about its size (AMD's Zen cores).
+/// runs and for fills where the last-level cache absorbs ordinary stores up to about its size (AMD's Zen cores).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StreamingRule {
     /// Stream from a quarter of the last-level cache, at most [`DEFAULT_NON_TEMPORAL_MIN_BYTES`], and the bulk
@@ -148,15 +148,15 @@ pub enum StreamingRule {
     /// Intel Xeons of `docs/PERFORMANCE.md` (the eleventh and thirty-first rounds); the rule for every CPU not known
     /// to be AMD's.
     EarlyStreaming,
-    /// AMD (and Hygon) x86 cores: the bulk copy streams from the size of the last-level cache, the reverse and the
-    /// gather from a third of it ([`ZEN_CONTIGUOUS_DIVISOR`]), fills from twice it ([`ZEN_FILL_MULTIPLE`]), the
-    /// other kernels as under the early rule. On a Zen 5 EPYC (2 vCPUs under KVM, 1 MiB of L2 per core, 32 MiB of
-    /// L3; thirty-fifth round of `docs/PERFORMANCE.md`) ordinary stores beat streaming ones well beyond the early
-    /// rule's 1 MiB: plain f32 copies moving 4 / 8 / 16 / 32 MiB took 0.36 / 0.70 / 0.92 / 1.05 of their streamed
-    /// time, reverses 0.51 / 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 / 1.10 / 1.44 / 0.95 (three alternating
-    /// rounds); the sweeps' fills moving 18-40 MiB 0.34-0.92, 48-60 MiB 0.84-1.08, 68-120 MiB 0.96-1.48. The other
-    /// kernels keep the early threshold: a transpose whose streaming walk takes other tiles (NDHWC -> NCDHW of
-    /// f16, 16 MiB moved) ran 4.6-5.3x slower with ordinary stores, rows of 128 bytes bottom-up (64 MiB) 1.7x.
+    /// AMD (and Hygon) x86 cores: the bulk copy and fills stream from the size of the last-level cache, the
+    /// reverse and the gather from a third of it ([`ZEN_CONTIGUOUS_DIVISOR`]), the other kernels as under the early
+    /// rule. On a Zen 5 EPYC (2 vCPUs under KVM, 1 MiB of L2 per core, 32 MiB of L3; thirty-fifth round of
+    /// `docs/PERFORMANCE.md`) ordinary stores beat streaming ones well beyond the early rule's 1 MiB: plain f32
+    /// copies moving 4 / 8 / 16 / 32 MiB took 0.36 / 0.70 / 0.92 / 1.05 of their streamed time, reverses 0.51 /
+    /// 0.94 / 1.37 / 1.16, stride-2 gathers 1.10 / 1.10 / 1.44 / 0.95 (three alternating rounds); the sweeps' fills
+    /// moving 9-20 MiB 0.34-0.92, 24-29 MiB 0.84-1.08, 34-60 MiB 0.96-1.48. The other kernels keep the early
+    /// threshold: a transpose whose streaming walk takes other tiles (NDHWC -> NCDHW of f16, 16 MiB moved) ran
+    /// 4.6-5.3x slower with ordinary stores, rows of 128 bytes bottom-up (64 MiB) 1.7x.
     Zen,
 }
 
@@ -173,9 +173,6 @@ pub const CONTIGUOUS_STREAMING_DIVISOR: usize = 8;
 /// crossovers: reverses at a quarter to a third of it, gathers at an eighth to a quarter; plain copies, at a half to
 /// the whole of it, stream from the whole).
 pub const ZEN_CONTIGUOUS_DIVISOR: usize = 3;
-/// [`StreamingRule::Zen`]: fills stream from twice the last-level cache (they read next to nothing, so all they
-/// move is the lines they write).
-pub const ZEN_FILL_MULTIPLE: usize = 2;
 
 /// The bytes moved from which each kind of kernel streams its stores ([`ExecOptions::streaming`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -247,7 +244,7 @@ impl StreamingRule {
             (StreamingRule::Zen, Some(llc)) => StreamingThresholds {
                 copy: llc,
                 contiguous: llc / ZEN_CONTIGUOUS_DIVISOR,
-                fill: llc.saturating_mul(ZEN_FILL_MULTIPLE),
+                fill: llc,
                 other: early_of(llc).other,
             },
         }
@@ -281,16 +278,17 @@ mod tests {
     }
 
     #[test]
-    fn zen_streams_copies_from_the_cache_size_contiguous_runs_from_a_third_fills_from_twice_it() {
+    fn zen_streams_copies_and_fills_from_the_cache_size_and_contiguous_runs_from_a_third_of_it() {
         let llc = 32 << 20;
-        let t = StreamingThresholds { copy: llc, contiguous: llc / 3, fill: 2 * llc, other: 8 << 20 };
+        let t = StreamingThresholds { copy: llc, contiguous: llc / 3, fill: llc, other: 8 << 20 };
         assert_eq!(StreamingRule::Zen.thresholds(Some(llc)), t);
         // Without a detected cache every rule falls back to the early rule's defaults.
         let default = StreamingThresholds { copy: 1 << 20, contiguous: 1 << 20, fill: 8 << 20, other: 8 << 20 };
         for rule in [StreamingRule::Zen, StreamingRule::EarlyStreaming] {
             assert_eq!(rule.thresholds(None), default);
         }
-        assert_eq!(StreamingRule::Zen.thresholds(Some(usize::MAX)).fill, usize::MAX);
+        // A small last-level cache caps the strided kernels' threshold at a quarter of it, as under the early rule.
+        assert_eq!(StreamingRule::Zen.thresholds(Some(16 << 20)).other, 4 << 20);
     }
 
     #[test]
