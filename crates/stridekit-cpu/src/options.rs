@@ -237,15 +237,15 @@ impl StreamingRule {
             fill: nt,
             other: nt,
         };
-        let early_of = |llc: usize| early((llc / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES));
+        let share = |llc: usize| (llc / CACHE_SHARE_DIVISOR).min(DEFAULT_NON_TEMPORAL_MIN_BYTES);
         match (self, llc_bytes) {
             (_, None) => early(DEFAULT_NON_TEMPORAL_MIN_BYTES),
-            (StreamingRule::EarlyStreaming, Some(llc)) => early_of(llc),
+            (StreamingRule::EarlyStreaming, Some(llc)) => early(share(llc)),
             (StreamingRule::Zen, Some(llc)) => StreamingThresholds {
                 copy: llc,
                 contiguous: llc / ZEN_CONTIGUOUS_DIVISOR,
                 fill: llc,
-                other: early_of(llc).other,
+                other: share(llc),
             },
         }
     }

@@ -269,10 +269,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     }
     let reps = args.reps.clamp(10, MAX_REPS);
     // The machine, as the planner sees it: the figures PERFORMANCE.md quotes with every table.
-    let llc = ExecOptions::last_level_cache_bytes()
-        .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", b as f64 / (1 << 20) as f64));
-    let defaults = ExecOptions::default();
     let mib = |b: usize| b as f64 / (1 << 20) as f64;
+    let llc = ExecOptions::last_level_cache_bytes()
+        .map_or_else(|| "not detected".to_string(), |b| format!("{:.1} MiB", mib(b)));
+    let defaults = ExecOptions::default();
     let nt = defaults.streaming;
     eprintln!(
         "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved \
