@@ -109,6 +109,56 @@ pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst:
     }
 }
 
+/// [`network16`] on the two 128-bit lanes of `N` 256-bit registers at once: lane `l` of the `N` registers in is
+/// one `N x N` tile, lane `l` of the registers out its transpose. AVX2's unpacks work within each lane, so the
+/// same rounds transpose two tiles for the shuffles of one (the 16-byte network spends 64 unpacks on 256 bytes of
+/// a byte tile, the limit of a transpose of 1-2 byte elements in cache).
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn network32<const N: usize>(mut v: [__m256i; N]) -> [__m256i; N] {
+    let (mut cols, mut width) = (1, 128 / N as u32);
+    while cols < N {
+        let groups = N / cols;
+        let mut out = v;
+        for c in 0..cols {
+            for q in 0..groups / 2 {
+                let (a, b) = (v[c * groups + 2 * q], v[c * groups + 2 * q + 1]);
+                let (lo, hi) = match width {
+                    8 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+                    16 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+                    32 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+                    _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+                };
+                out[2 * c * (groups / 2) + q] = lo;
+                out[(2 * c + 1) * (groups / 2) + q] = hi;
+            }
+        }
+        v = out;
+        (cols, width) = (cols * 2, width * 2);
+    }
+    v
+}
+
+/// Two [`tile16`] tiles side by side in `a`: `dst[a * a_dst + b] = src[a + b * b_src]` for `a < 2N`, `b < N`
+/// (`16 / N`-byte elements), with 32-byte source rows and the rounds of [`network32`].
+///
+/// # Safety
+/// AVX2 is available; the `N` source rows of 32 bytes at `src + b * b_src` and the `2N` destination rows of 16
+/// bytes at `dst + a * a_dst` are valid; no overlap.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile16_pair<const N: usize>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    // SAFETY: row j of the source tiles is 32 bytes at src + j * b_src (the caller's contract).
+    let v: [__m256i; N] = std::array::from_fn(|j| unsafe { _mm256_loadu_si256(src.offset(j as isize * b_src).cast()) });
+    for (a, row) in network32(v).into_iter().enumerate() {
+        // SAFETY: rows a and N + a of the destination tiles are 16 bytes at dst + a * a_dst (the caller's contract).
+        unsafe {
+            _mm_storeu_si128(dst.offset(a as isize * a_dst).cast(), _mm256_castsi256_si128(row));
+            _mm_storeu_si128(dst.offset((N + a) as isize * a_dst).cast(), _mm256_extracti128_si256::<1>(row));
+        }
+    }
+}
+
 /// The 4x4 transpose of 8-byte elements in registers: row `j` in, column `j` out.
 #[target_feature(enable = "avx2")]
 #[inline]
@@ -156,6 +206,24 @@ pub(crate) unsafe fn tile_for<T: Elem>(src: *const u8, dst: *mut u8, a_dst: isiz
             2 => tile16::<8>(src, dst, a_dst, b_src),
             4 => tile8(src, dst, a_dst, b_src),
             _ => tile4x8(src, dst, a_dst, b_src),
+        }
+    }
+}
+
+/// Transposes two full tiles side by side in `a` (`2 tile_size` rows `a`, `tile_size` rows `b`) of 1- or 2-byte
+/// elements: [`tile16_pair`].
+///
+/// # Safety
+/// As for [`tile16_pair`] (source rows of 32 bytes, `2 tile_size` destination rows of 16); `size_of T <= 2`.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) unsafe fn tile_pair_for<T: Elem>(src: *const u8, dst: *mut u8, a_dst: isize, b_src: isize) {
+    debug_assert!(T::SIZE <= 2);
+    // SAFETY: the caller's contract.
+    unsafe {
+        match T::SIZE {
+            1 => tile16_pair::<16>(src, dst, a_dst, b_src),
+            _ => tile16_pair::<8>(src, dst, a_dst, b_src),
         }
     }
 }

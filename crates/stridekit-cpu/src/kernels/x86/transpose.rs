@@ -7,7 +7,7 @@ use super::narrow::Narrow;
 use super::prefetch::{prefetch_bytes, request_next_piece};
 use super::scratch::{SCRATCH_BYTES, with_scratch};
 use super::table::{Partner, table_tiles, table_tiles_fit};
-use super::tiles::{tile_for, tile_size};
+use super::tiles::{tile_for, tile_pair_for, tile_size};
 use crate::kernels::Elem;
 use crate::kernels::portable::table::SPREAD_BYTES;
 use std::arch::x86_64::*;
@@ -196,21 +196,27 @@ unsafe fn transpose_strips<T: Elem>(
         let g1 = (g0 + strip).min(nb);
         let mut a0 = 0;
         while a0 < na {
+            // Two tiles side by side in `a` where they fit (1-2 byte elements: see `tile_pair_for`).
+            let rows = if e <= 2 && a0 + 2 * tile <= na { 2 * tile } else { tile };
             // A partial tile at the end of either side is the last full tile instead, overlapping its predecessor
             // (written twice with the same values, as in the chunked walk).
-            let ta = a0.min(na - tile) as isize;
+            let ta = a0.min(na - rows) as isize;
             let mut b0 = g0;
             while b0 < g1 {
                 let tb = b0.min(nb - tile) as isize;
-                request_next_piece(dst, (ta, tile), a_dst, (tb * ei, tile * e), next);
-                // SAFETY: ta + tile <= na and tb + tile <= nb: the tile's source rows and destination rows are
+                request_next_piece(dst, (ta, rows), a_dst, (tb * ei, tile * e), next);
+                // SAFETY: ta + rows <= na and tb + tile <= nb: the tiles' source rows and destination rows are
                 // inside the caller's ranges.
                 unsafe {
-                    tile_for::<T>(src.offset(ta * ei + tb * b_src), dst.offset(ta * a_dst + tb * ei), a_dst, b_src)
+                    let (s, d) = (src.offset(ta * ei + tb * b_src), dst.offset(ta * a_dst + tb * ei));
+                    match rows == tile {
+                        true => tile_for::<T>(s, d, a_dst, b_src),
+                        false => tile_pair_for::<T>(s, d, a_dst, b_src),
+                    }
                 };
                 b0 += tile;
             }
-            a0 += tile;
+            a0 += rows;
         }
         g0 = g1;
     }
@@ -305,20 +311,27 @@ unsafe fn transpose_chunks<T: Elem>(
             };
             let mut a0 = c0;
             while a0 < c1 {
+                // Two tiles side by side in `a` where they fit (1-2 byte elements: see `tile_pair_for`).
+                let rows = if e <= 2 && a0 + 2 * tile <= c1 { 2 * tile } else { tile };
                 if let Some(tb) = tile_b
                     && c1 - c0 >= tile
                 {
-                    let ta = a0.min(c1 - tile);
+                    let ta = a0.min(c1 - rows);
                     let (a, b) = (ta as isize, tb as isize);
-                    request_next_piece(dst, (a, tile), a_dst, (b * ei, tile * e), next);
-                    // SAFETY: the tile ta .. ta + tile (c0 <= ta, ta + tile <= c1), tb .. tb + tile (tb + tile <=
-                    // nb) lies inside the source range and inside the destination range (or the scratch block,
-                    // rows ta - c0 .. ta - c0 + tile <= chunk).
+                    request_next_piece(dst, (a, rows), a_dst, (b * ei, tile * e), next);
+                    // SAFETY: the tiles ta .. ta + rows (c0 <= ta, ta + rows <= c1), tb .. tb + tile (tb + tile <=
+                    // nb) lie inside the source range and inside the destination range (or the scratch block,
+                    // rows ta - c0 .. ta - c0 + rows <= chunk).
                     unsafe {
                         let (s, d) =
                             (src.offset(a * ei + b * b_src), out.offset((ta - out_a0) as isize * a_dst + b * ei));
-                        tile_for::<T>(s, d, a_dst, b_src)
+                        match rows == tile {
+                            true => tile_for::<T>(s, d, a_dst, b_src),
+                            false => tile_pair_for::<T>(s, d, a_dst, b_src),
+                        }
                     };
+                    a0 += rows;
+                    continue;
                 } else if let Some(narrow) = narrow.as_mut()
                     && a0 + tile <= c1
                 {
@@ -524,6 +537,44 @@ mod tests {
         check::<u16>();
         check::<u32>();
         check::<u64>();
+    }
+
+    /// The chunked tile walk of 1- and 2-byte elements, whose tiles go in pairs side by side in `a`
+    /// (`tile_pair_for`): two chunks, the second of a pair and a ragged last tile, ragged in `b` too, into padded
+    /// rows and through the scratch block into contiguous rows: every element where the definition puts it, the
+    /// padding untouched.
+    #[test]
+    fn chunked_pairs_of_tiles_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn check<T: Elem>() {
+            let e = T::SIZE;
+            let tile = tile_size(e);
+            let na = if cfg!(miri) { 2 * tile + 5 } else { CHUNK_BYTES / e + 2 * tile + 5 };
+            let nb = 3 * tile + 1;
+            let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 11 + i / 253) as u8).collect();
+            let b_src = (na * e) as isize;
+            let mut scratch = vec![0u8; SCRATCH_BYTES];
+            for padded in [true, false] {
+                let a_dst = if padded { (nb + 3) * e } else { nb * e };
+                let mut dst = vec![0xEEu8; na * a_dst];
+                let block = (!padded).then_some((scratch.as_mut_ptr(), SCRATCH_BYTES));
+                // SAFETY: AVX2 detected; source element (a, b) at a e + b b_src inside `src`; destination element
+                // (a, b) at a a_dst + b e inside `dst`; the scratch block is SCRATCH_BYTES long, used only into
+                // contiguous rows (a_dst == nb e) of which a tile fits it; no overlap.
+                unsafe {
+                    transpose_chunks::<T>(src.as_ptr(), dst.as_mut_ptr(), na, a_dst as isize, nb, b_src, block, None)
+                };
+                let what = format!("pairs, padded {padded}");
+                assert_transposed(&src, (0, e as isize, b_src), &dst, (0, a_dst as isize), (na, nb, e), &what);
+                for a in 0..na {
+                    assert!(dst[a * a_dst + nb * e..(a + 1) * a_dst].iter().all(|&x| x == 0xEE), "{what}: row {a}");
+                }
+            }
+        }
+        check::<u8>();
+        check::<u16>();
     }
 
     #[test]
