@@ -125,6 +125,25 @@ pub(crate) unsafe fn transpose<T: Elem>(
         }
     }
     #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2
+        && a_src < -e
+        && x86::transpose_partner_spaced_fits(na, nb, -a_src, -a_dst, b_src, T::SIZE)
+    {
+        // Rows of every second to fourth element read backwards (every third u16 of 169, reversed: sweep1_052 of
+        // `--sweep 200 --seed 1`): the same transpose walked from the last `a`, whose rows then read forwards and
+        // whose destination rows step back, through the partner tiles below; the gather tiles it took read one
+        // element per source line per row.
+        // SAFETY: AVX2 detected; element a' of the call from element na - 1 with strides -a_src, -a_dst is element
+        // na - 1 - a' of the caller's ranges, so it covers exactly the same source and destination elements; the
+        // bytes between source elements lie inside the source range's allocation (execute_raw's contract).
+        unsafe {
+            let last = (na - 1) as isize;
+            let (s, d) = (src.wrapping_offset(last * a_src), dst.wrapping_offset(last * a_dst));
+            x86::transpose_partner::<T>(s, d, na, -a_dst, nb, b_src, -a_src)
+        };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && x86::transpose_partner_spaced_fits(na, nb, a_src, a_dst, b_src, T::SIZE) {
         // Rows of every second to fourth element: the partner tiles gather a tile of rows per pixel with byte
         // shuffles, where the gather tiles read each row's elements one gather at a time. They request each row's
@@ -324,6 +343,8 @@ mod tests {
         };
         for &simd in simds {
             check::<u16>(9, false, 2, 10, simd); // every other element: the gather tiles
+            check::<u16>(20, true, 3, 10, simd); // every third element backwards: the spaced partner tiles
+            check::<u32>(8, true, 4, 9, simd); // every fourth u32 backwards
             check::<u32>(20, false, 1, 12, simd); // the chunked tiles
             check::<u32>(20, true, 1, 12, simd); // rows walked backwards
             check::<u64>(6, false, 1, 5, simd);
