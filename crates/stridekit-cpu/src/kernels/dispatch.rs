@@ -300,6 +300,18 @@ const PREFETCH_SHORT_EXTENT: isize = 1024;
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_SHORT_GAP_MIN: isize = 128;
 
+/// The shortest call whose next call's source [`next_call`] requests when the innermost outer loop is replicated (a
+/// line; otherwise `x86::NT_MIN_RUN`, 256 bytes). The kernel then runs once per step of the loop outside, each call
+/// followed by the copies of its block, and the next call's lines start a new run the hardware prefetcher has not
+/// seen: 158-byte copies 1272 bytes apart, each copied once more (sweep3_058 of `--sweep 200 --seed 3`), waited
+/// 220 ns a call on one core for their source, and ran in 0.30-0.35 of the time with the next call's lines
+/// requested; 120-byte reverses 1440 apart (sweep3_117) 0.89-0.98, 175- and 176-byte copies (sweep2_174,
+/// sweep2_124) 0.84-0.90 (two runs of six and eight alternating rounds, `docs/PERFORMANCE.md`, thirty-sixth round).
+/// Calls of 256 bytes or more under such a loop had no request at all before (the replicated loop itself was taken
+/// as the next call's step): 1456-byte copies 23680 bytes apart (sweep2_089) ran in 0.65-0.84 of the time.
+#[cfg(target_arch = "x86_64")]
+const PREFETCH_REPLICATED_MIN_EXTENT: isize = 64;
+
 /// The most lines [`prefetch_next_call`] requests for the separate runs of a short-rows call.
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_RUN_LINES: usize = 64;
@@ -339,7 +351,9 @@ pub(super) struct NextCall {
 pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
     {
-        let last = p.outer.last()?;
+        // The loop whose next step is the next call: the innermost one that is not replicated (a replicated loop
+        // runs the kernel on its first step only and copies that block to its other steps).
+        let last = p.outer.iter().rev().find(|d| !d.replicate)?;
         // Tiles: the next call reads the lines this one read (and its numbers are a tile's, not the program's).
         if simd != Simd::Avx2 || p.reuse_tile.is_some() {
             return None;
@@ -394,8 +408,9 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         // 1.37x the time with the next call's 87 lines requested). A table's runs are its elements.
         let run = if matches!(p.inner, Inner::Table(_)) { e } else { len };
         let reread = p.outer.iter().any(|d| d.n > 1 && d.src != 0 && d.src.unsigned_abs() < run.max(64) as usize);
-        let src =
-            (extent >= super::x86::NT_MIN_RUN as isize && jumps(last.src, extent) && !reread).then_some(last.src + low);
+        let replicated = p.outer.last().is_some_and(|d| d.replicate);
+        let least_extent = if replicated { PREFETCH_REPLICATED_MIN_EXTENT } else { super::x86::NT_MIN_RUN as isize };
+        let src = (extent >= least_extent && jumps(last.src, extent) && !reread).then_some(last.src + low);
         let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
         let runs = count.min((PREFETCH_RUN_LINES / per_run.div_ceil(64)).max(1));
         let block = p.inner_block_bytes;
@@ -715,6 +730,25 @@ mod tests {
         assert!(next_call(&program(vec![dim(1496, 176)], t), Simd::None).is_none());
         let tiled = Program { reuse_tile: Some(4), ..program(vec![dim(1496, 176)], t) };
         assert!(next_call(&tiled, Simd::Avx2).is_none());
+    }
+
+    #[test]
+    fn under_a_replicated_loop_the_next_call_is_the_next_step_of_the_loop_outside() {
+        // 158-byte copies 1272 bytes apart, each block copied once more 158 bytes on (sweep3_058): the kernel's next
+        // call is 1272 bytes on, and a call of a line or more asks for it.
+        let copy = Inner::Copy { bytes: 158 };
+        let twice = Dim { n: 2, src: 0, dst: 158, replicate: true };
+        let p = Program { streaming: true, ..program(vec![dim(1272, 316), twice], copy) };
+        assert_eq!(next_call(&p, Simd::Avx2).and_then(|n| n.src), Some(1272));
+        // Without the replicated loop, a call of 158 bytes is too short (short runs under a loop are the row kernel's).
+        let p = Program { streaming: true, ..program(vec![dim(1272, 158)], copy) };
+        assert_eq!(next_call(&p, Simd::Avx2).and_then(|n| n.src), None);
+        // A replicated loop outside the kernel's loop leaves the innermost loop's step as the next call.
+        let p = program(
+            vec![Dim { n: 3, src: 0, dst: 1 << 20, replicate: true }, dim(4096, 1024)],
+            Inner::Copy { bytes: 1024 },
+        );
+        assert_eq!(next_call(&p, Simd::Avx2).and_then(|n| n.src), Some(4096));
     }
 
     #[test]
