@@ -55,23 +55,59 @@ pub(crate) unsafe fn tile8(src: *const u8, dst: *mut u8, a_dst: isize, b_src: is
     }
 }
 
-/// One round of a 128-bit transpose network over `N` registers of `N` rows of `16 / N`-byte elements: the
-/// registers hold `cols` column blocks of `N / cols` row groups (index `c * groups + q`); interleaving the
-/// `width`-bit units of row groups `2q` and `2q + 1` doubles the column blocks and halves the row groups.
-#[target_feature(enable = "avx2")]
-#[inline]
-pub(crate) fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width: u32) -> [__m128i; N] {
-    let groups = N / cols;
-    let mut out = *v;
-    for c in 0..cols {
-        for q in 0..groups / 2 {
-            let (a, b) = (v[c * groups + 2 * q], v[c * groups + 2 * q + 1]);
-            let (lo, hi) = match width {
+/// A register the unpack network runs on: 128 bits, or 256 bits whose AVX2 unpacks work within each 128-bit lane
+/// (two networks at once, [`network32`]).
+pub(crate) trait Unpack: Copy {
+    /// The interleaves of the `width`-bit units of the low and of the high halves of each lane of `a` and `b`.
+    ///
+    /// # Safety
+    /// AVX2 is available.
+    unsafe fn unpack(a: Self, b: Self, width: u32) -> (Self, Self);
+}
+
+impl Unpack for __m128i {
+    #[inline(always)]
+    unsafe fn unpack(a: Self, b: Self, width: u32) -> (Self, Self) {
+        // SAFETY: SSE2 is part of x86_64 (and AVX2 is available, the caller's contract).
+        unsafe {
+            match width {
                 8 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
                 16 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
                 32 => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
                 _ => (_mm_unpacklo_epi64(a, b), _mm_unpackhi_epi64(a, b)),
-            };
+            }
+        }
+    }
+}
+
+impl Unpack for __m256i {
+    #[inline(always)]
+    unsafe fn unpack(a: Self, b: Self, width: u32) -> (Self, Self) {
+        // SAFETY: AVX2 is available (the caller's contract).
+        unsafe {
+            match width {
+                8 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
+                16 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
+                32 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
+                _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
+            }
+        }
+    }
+}
+
+/// One round of a transpose network over `N` registers (each lane of them) of `N` rows of `16 / N`-byte
+/// elements: the registers hold `cols` column blocks of `N / cols` row groups (index `c * groups + q`);
+/// interleaving the `width`-bit units of row groups `2q` and `2q + 1` doubles the column blocks and halves the row
+/// groups.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn unpack_round<V: Unpack, const N: usize>(v: &[V; N], cols: usize, width: u32) -> [V; N] {
+    let groups = N / cols;
+    let mut out = *v;
+    for c in 0..cols {
+        for q in 0..groups / 2 {
+            // SAFETY: AVX2 is enabled for this function.
+            let (lo, hi) = unsafe { V::unpack(v[c * groups + 2 * q], v[c * groups + 2 * q + 1], width) };
             out[2 * c * (groups / 2) + q] = lo;
             out[(2 * c + 1) * (groups / 2) + q] = hi;
         }
@@ -79,17 +115,25 @@ pub(crate) fn unpack_round<const N: usize>(v: &[__m128i; N], cols: usize, width:
     out
 }
 
-/// The `log2 N` unpack rounds of [`tile16`]: `N` rows of 16 bytes (`N` elements of `16 / N` bytes) in, the `N`
-/// transposed rows out.
+/// The `log2 N` unpack rounds of a tile: `N` rows of 16 bytes (`N` elements of `16 / N` bytes) in each lane, the
+/// `N` transposed rows out.
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn network16<const N: usize>(mut v: [__m128i; N]) -> [__m128i; N] {
+fn network<V: Unpack, const N: usize>(mut v: [V; N]) -> [V; N] {
     let (mut cols, mut width) = (1, 128 / N as u32);
     while cols < N {
         v = unpack_round(&v, cols, width);
         (cols, width) = (cols * 2, width * 2);
     }
     v
+}
+
+/// The `log2 N` unpack rounds of [`tile16`]: `N` rows of 16 bytes (`N` elements of `16 / N` bytes) in, the `N`
+/// transposed rows out.
+#[target_feature(enable = "avx2")]
+#[inline]
+pub(crate) fn network16<const N: usize>(v: [__m128i; N]) -> [__m128i; N] {
+    network(v)
 }
 
 /// Transposes one full `N x N` tile of `16 / N`-byte elements (16 rows of bytes, or 8 rows of 2-byte elements),
@@ -117,28 +161,8 @@ pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst:
 /// thirty-sixth round).
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn network32<const N: usize>(mut v: [__m256i; N]) -> [__m256i; N] {
-    let (mut cols, mut width) = (1, 128 / N as u32);
-    while cols < N {
-        let groups = N / cols;
-        let mut out = v;
-        for c in 0..cols {
-            for q in 0..groups / 2 {
-                let (a, b) = (v[c * groups + 2 * q], v[c * groups + 2 * q + 1]);
-                let (lo, hi) = match width {
-                    8 => (_mm256_unpacklo_epi8(a, b), _mm256_unpackhi_epi8(a, b)),
-                    16 => (_mm256_unpacklo_epi16(a, b), _mm256_unpackhi_epi16(a, b)),
-                    32 => (_mm256_unpacklo_epi32(a, b), _mm256_unpackhi_epi32(a, b)),
-                    _ => (_mm256_unpacklo_epi64(a, b), _mm256_unpackhi_epi64(a, b)),
-                };
-                out[2 * c * (groups / 2) + q] = lo;
-                out[(2 * c + 1) * (groups / 2) + q] = hi;
-            }
-        }
-        v = out;
-        (cols, width) = (cols * 2, width * 2);
-    }
-    v
+pub(crate) fn network32<const N: usize>(v: [__m256i; N]) -> [__m256i; N] {
+    network(v)
 }
 
 /// Two [`tile16`] tiles side by side in `a`: `dst[a * a_dst + b] = src[a + b * b_src]` for `a < 2N`, `b < N`
