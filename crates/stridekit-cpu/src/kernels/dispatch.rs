@@ -386,7 +386,8 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
                 runs(run.min(0), run.abs() + e, nb, b_src)
             }
             // The table requests its own lines (`Table::lines`): the numbers only decide whether the next call
-            // jumps, and `src` is the distance between the calls' pointers.
+            // jumps, and `src` is the distance to the pointer of the call requested for (the next one, or its
+            // counterpart one step of the loop outside on: `continued_jump`).
             Inner::Table(c) => {
                 let (lo, hi) = crate::table::pass_interval(c.rows, c.row_src, c.hull);
                 (0, hi - lo + (c.na.max(1) - 1) as isize * c.a_src, 1, 0)
