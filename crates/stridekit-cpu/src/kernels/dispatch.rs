@@ -353,7 +353,8 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
     {
         // The loop whose next step is the next call: the innermost one that is not replicated (a replicated loop
         // runs the kernel on its first step only and copies that block to its other steps).
-        let last = p.outer.iter().rev().find(|d| !d.replicate)?;
+        let live = p.outer.iter().rposition(|d| !d.replicate)?;
+        let last = &p.outer[live];
         // Tiles: the next call reads the lines this one read (and its numbers are a tile's, not the program's).
         if simd != Simd::Avx2 || p.reuse_tile.is_some() {
             return None;
@@ -415,8 +416,7 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         // bytes, the step of the loop outside them (see `PREFETCH_CONTINUED_CALLS`).
         let step_src = match jumps(last.src, extent) {
             true => Some(last.src),
-            false if len <= PREFETCH_ROW_BYTES as isize => continued_jump(p, extent, &jumps),
-            false => None,
+            false => continued_jump(p, live, (len, extent), jumps),
         };
         let src = step_src.filter(|_| extent >= least_extent && !reread).map(|s| s + low);
         let per_run = (len as usize).min(PREFETCH_ROW_BYTES);
@@ -443,17 +443,22 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_CONTINUED_CALLS: usize = 8;
 
-/// The source step of the loop just outside the innermost non-replicated loop of `p`, when that loop has at most
-/// [`PREFETCH_CONTINUED_CALLS`] steps that continue each other's `extent` source bytes forwards, and the loop outside
-/// (not replicated itself) jumps (by `jumps`) from the end of their block. Across a replicated loop the requests ran
-/// too far ahead: a table's calls 17280 bytes apart, four to a block copied 20 times (sweep4_161), took 1.68x as
-/// long.
+/// The source step of the loop just outside loop `live` of `p` (the innermost non-replicated one, whose steps do not
+/// jump), when a call's runs (`len` bytes each, `extent` in all) are at most a page, loop `live` has at most
+/// [`PREFETCH_CONTINUED_CALLS`] steps that continue each other's bytes forwards, and the loop outside (not replicated
+/// itself) jumps (by `jumps`) from the end of their block. Across a replicated loop the requests ran too far ahead: a
+/// table's calls 17280 bytes apart, four to a block copied 20 times (sweep4_161), took 1.68x as long; runs longer than
+/// a page are streams the hardware follows (copies of 10952 bytes, five to a block, sweep1_087: 1.12x).
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn continued_jump(p: &Program, extent: isize, jumps: &dyn Fn(isize, isize) -> bool) -> Option<isize> {
-    let live = p.outer.iter().rposition(|d| !d.replicate)?;
+fn continued_jump(
+    p: &Program,
+    live: usize,
+    (len, extent): (isize, isize),
+    jumps: impl Fn(isize, isize) -> bool,
+) -> Option<isize> {
     let inner = &p.outer[live];
     let outer = p.outer[..live].last().filter(|d| !d.replicate)?;
-    let continues = inner.src > 0 && inner.n <= PREFETCH_CONTINUED_CALLS;
+    let continues = len <= PREFETCH_ROW_BYTES as isize && inner.src > 0 && inner.n <= PREFETCH_CONTINUED_CALLS;
     let block = (inner.n as isize - 1) * inner.src + extent;
     (continues && jumps(outer.src, block)).then_some(outer.src)
 }
