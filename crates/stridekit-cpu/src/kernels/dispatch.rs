@@ -418,8 +418,8 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         // the next call, adjacent as it is, starts where the hardware prefetcher (following the descent) is not. Nine
         // pixels of 13 f64 read bottom-up, calls 936 bytes on (sweep3_090 of `--sweep 200 --seed 3`), ran in
         // 0.76-0.81 of the time with the next call's lines requested, 3 of 9 u16 channels bottom-up (sweep4_189)
-        // 0.80-0.81 on Intel, 0.50 on AMD Zen 5; over the 29 transposes of seeds 1-4 whose pixels descend, 0.98
-        // (six alternating rounds; thirty-eighth round of `docs/PERFORMANCE.md`).
+        // 0.80-0.81 on Intel, 0.50 on AMD Zen 5 (one run); over the 29 transposes of seeds 1-4 whose pixels
+        // descend, 0.98 (six alternating rounds; thirty-eighth round of `docs/PERFORMANCE.md`).
         let descends_upwards = matches!(p.inner, Inner::Transpose { b_src, .. } if b_src < 0) && last.src > 0;
         let step_src = match jumps(last.src, extent) || descends_upwards {
             true => Some(last.src),
