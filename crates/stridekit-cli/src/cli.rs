@@ -23,6 +23,9 @@ pub enum Command {
     /// Time slices on this machine against their roofline: the best copy of the cache lines they move.
     #[command(after_help = BENCH_EXAMPLES)]
     Bench(Box<crate::commands::bench::BenchArgs>),
+    /// Measure from how many bytes streaming stores pay on this machine; write the profile the defaults read.
+    #[command(after_help = CALIBRATE_EXAMPLES)]
+    Calibrate(crate::commands::calibrate::CalibrateArgs),
 }
 
 /// The examples that end `stridekit explain --help`.
@@ -42,6 +45,12 @@ const BENCH_EXAMPLES: &str = "Examples:
   stridekit bench --dtype f32 --input-sizes 64,64,64 --strides 1,1,-1    one case from window flags
   stridekit bench --cases bench/transposes.json --only t_f32_nchw2nhwc     cases from a file
   stridekit bench --sweep 200 --seed 1 --save-worst worst.json             random cases, the worst saved";
+
+/// The examples that end `stridekit calibrate --help`.
+const CALIBRATE_EXAMPLES: &str = "Examples:
+  stridekit calibrate                                   measure, write ~/.cache/stridekit/streaming-profile
+  stridekit calibrate --dry-run                         measure and print only
+  STRIDEKIT_PROFILE=off stridekit bench --cases F       run without the profile";
 
 /// How elements are shown in the pictures.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

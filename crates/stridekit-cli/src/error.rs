@@ -132,6 +132,9 @@ pub enum CliError {
         /// What went wrong.
         source: std::io::Error,
     },
+    /// A measurement found the planner choosing another kernel than the one it measures (`stridekit calibrate`).
+    #[error("error[internal]: {0}")]
+    Internal(String),
     /// Writing to standard output failed.
     #[error("error[io]: writing the report: {0}")]
     Output(#[from] std::io::Error),
@@ -141,7 +144,11 @@ impl CliError {
     /// The process exit code for this error.
     pub fn exit_code(&self) -> u8 {
         match self {
-            CliError::Io { .. } | CliError::Output(_) | CliError::Memory { .. } | CliError::Disk { .. } => EXIT_IO,
+            CliError::Io { .. }
+            | CliError::Output(_)
+            | CliError::Memory { .. }
+            | CliError::Disk { .. }
+            | CliError::Internal(_) => EXIT_IO,
             CliError::Npy(e) if e.is_io() => EXIT_IO,
             // No adapter, device failures: the machine, not the input (rule violations keep exit code 2).
             CliError::Gpu(e) if e.rule() == "gpu" => EXIT_IO,

@@ -6,7 +6,12 @@ use std::process::{Command, Output};
 
 /// Runs `stridekit` with `args`.
 pub fn run(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stridekit")).args(args).output().expect("the stridekit binary runs")
+    // Hermetic: a streaming profile of the developer's machine (`stridekit calibrate`) does not change the plans.
+    Command::new(env!("CARGO_BIN_EXE_stridekit"))
+        .args(args)
+        .env("STRIDEKIT_PROFILE", "off")
+        .output()
+        .expect("the stridekit binary runs")
 }
 
 /// Stdout as text.

@@ -31,6 +31,7 @@ mod error;
 mod kernels;
 mod options;
 mod planner;
+mod profile;
 mod reuse;
 mod slice1;
 mod stream;
@@ -41,6 +42,10 @@ pub use error::ExecError;
 pub use options::{
     CONTIGUOUS_STREAMING_DIVISOR, DEFAULT_NON_TEMPORAL_MIN_BYTES, DEFAULT_PARALLEL_MIN_BYTES, DEFAULT_REUSE_TILE_BYTES,
     DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions, StreamingRule, StreamingThresholds, ZEN_CONTIGUOUS_DIVISOR,
+};
+pub use profile::{
+    MachineKey, PROFILE_ENV, PROFILE_MAX_BYTES, ProfileError, ProfileStatus, StreamingProfile, load_profile, loaded_profile,
+    profile_path,
 };
 pub use slice1::{PreparedSlice1, slice1, slice1_bound, slice1_with};
 /// Re-exported from the model, where every backend checks bindings the same way.

@@ -14,7 +14,8 @@ pub struct ExecOptions {
     /// The bytes moved (the input bytes a copy reads plus the output bytes it writes) from which each kind of
     /// kernel uses non-temporal (streaming) stores, so that a copy that does not fit the last-level cache does not
     /// first read every destination line. Whether a copy stays in the cache depends on both sides, not on the output
-    /// alone: a 22.5 MiB copy moves 45 MiB. Defaults: [`StreamingRule`], from the CPU's vendor and its detected
+    /// alone: a 22.5 MiB copy moves 45 MiB. Defaults ([`default_streaming`](Self::default_streaming)): the
+    /// machine's profile (`stridekit calibrate`), else [`StreamingRule`], from the CPU's vendor and its detected
     /// last-level cache.
     pub streaming: StreamingThresholds,
     /// An innermost dimension whose input stride (in elements) is at least this, while another dimension reads
@@ -80,7 +81,7 @@ impl Default for ExecOptions {
         ExecOptions {
             threads: 0,
             parallel_min_bytes: DEFAULT_PARALLEL_MIN_BYTES,
-            streaming: StreamingRule::detected().thresholds(Self::last_level_cache_bytes()),
+            streaming: Self::default_streaming(),
             transpose_min_stride: DEFAULT_TRANSPOSE_MIN_STRIDE,
             simd: true,
             reuse_tile_bytes: DEFAULT_REUSE_TILE_BYTES,
@@ -92,6 +93,15 @@ impl ExecOptions {
     /// The defaults with `threads` threads.
     pub fn with_threads(threads: usize) -> Self {
         ExecOptions { threads, ..Self::default() }
+    }
+
+    /// The streaming thresholds of the defaults: this machine's profile when one applies
+    /// ([`crate::loaded_profile`], written by `stridekit calibrate`), else [`StreamingRule::detected`]'s thresholds
+    /// for the detected last-level cache.
+    pub fn default_streaming() -> StreamingThresholds {
+        crate::profile::loaded_profile()
+            .streaming()
+            .unwrap_or_else(|| StreamingRule::detected().thresholds(Self::last_level_cache_bytes()))
     }
 
     /// The number of threads a large copy is split over: [`threads`](Self::threads), or the size of rayon's global

@@ -69,7 +69,7 @@ pub use header::{
     MAX_HEADER_LEN, MAX_PREAMBLE_LEN, NpyHeader, encode_header, header_end, parse_header, parse_header_with_len,
 };
 pub use read::{MappedNpy, NpyArray, NpyView, read_from_bytes, read_header, read_npy};
-pub use write::{AtomicNpyFile, TEMP_PREFIX, TEMP_SUFFIX, write_npy};
+pub use write::{AtomicNpyFile, TEMP_PREFIX, TEMP_SUFFIX, write_file_atomically, write_npy};
 
 /// The six bytes every `.npy` file starts with.
 pub const MAGIC: [u8; 6] = *b"\x93NUMPY";

@@ -167,7 +167,7 @@ impl AtomicNpyFile {
             .checked_add(data_len)
             .and_then(|t| usize::try_from(t).ok())
             .ok_or(InvalidKind::TooLarge { bytes: data_len })?;
-        let (target, permissions) = destination(path)?;
+        let (target, permissions) = destination(path, true)?;
         let (temp, map) = create_mapped_temp(&target, &header, total, &mut |p| {
             if let Some(f) = on_temp.take() {
                 f(p);
@@ -221,6 +221,37 @@ impl AtomicNpyFile {
     }
 }
 
+/// Writes `bytes` to the file `path` atomically, as [`AtomicNpyFile`] writes a `.npy` file (the same destination
+/// rules: links resolved, the replaced file's permissions kept, directories, pipes and devices refused): into a
+/// temporary file beside the destination, synced, then renamed over it. On any error the temporary file is removed
+/// and an existing destination is untouched. `on_temp` is called with the temporary file's path just before it is
+/// created (see [`AtomicNpyFile::create_with_hook`]). For the small text files the CLI writes besides `.npy`
+/// outputs: case files (`stridekit bench --save-worst`) and streaming profiles (`stridekit calibrate`).
+pub fn write_file_atomically(path: &Path, bytes: &[u8], on_temp: impl FnOnce(&Path)) -> Result<(), NpyError> {
+    let mut on_temp = Some(on_temp);
+    let mut run = || -> Result<(), NpyError> {
+        let (target, permissions) = destination(path, false)?;
+        let dir = match target.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p,
+            _ => Path::new("."),
+        };
+        let mut temp = create_temp(dir, &mut |p| {
+            if let Some(f) = on_temp.take() {
+                f(p);
+            }
+        })?;
+        temp.as_file_mut().write_all(bytes).map_err(|e| NpyError::io("write", Some(&target), e))?;
+        let file = temp.as_file();
+        if let Some(permissions) = permissions {
+            file.set_permissions(permissions).map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
+        }
+        file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
+        temp.persist(&target).map_err(|e| NpyError::io("rename the temporary file to", Some(&target), e.error))?;
+        Ok(())
+    };
+    run().map_err(|e| e.with_path(path))
+}
+
 /// Resolves `path`'s symbolic links (a chain, relative or absolute), stopping at the first name that does not
 /// exist: the file to write. Nothing is opened.
 fn resolve_links(path: &Path) -> Result<PathBuf, NpyError> {
@@ -245,8 +276,8 @@ fn resolve_links(path: &Path) -> Result<PathBuf, NpyError> {
 }
 
 /// The file to write for destination `path` (its links resolved) and the permissions of the file it replaces;
-/// refuses what the type's docs say is refused. Modifies nothing.
-fn destination(path: &Path) -> Result<(PathBuf, Option<Permissions>), NpyError> {
+/// refuses what the type's docs say is refused (`npy`: the messages name a `.npy` file). Modifies nothing.
+fn destination(path: &Path, npy: bool) -> Result<(PathBuf, Option<Permissions>), NpyError> {
     let target = resolve_links(path)?;
     match fs::metadata(&target) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok((target, None)),
@@ -261,11 +292,17 @@ fn destination(path: &Path) -> Result<(PathBuf, Option<Permissions>), NpyError> 
             Ok((target, Some(meta.permissions())))
         }
         Ok(meta) => {
-            let hint = if meta.is_dir() {
-                "give the path of the .npy file to write"
-            } else {
-                "a .npy file is written atomically (a temporary file renamed over the destination), never into a \
-                 device or pipe; give the path of a regular file"
+            let hint = match (meta.is_dir(), npy) {
+                (true, true) => "give the path of the .npy file to write",
+                (true, false) => "give the path of the file to write",
+                (false, true) => {
+                    "a .npy file is written atomically (a temporary file renamed over the destination), never into a \
+                     device or pipe; give the path of a regular file"
+                }
+                (false, false) => {
+                    "the file is written atomically (a temporary file renamed over the destination), never into a \
+                     device or pipe; give the path of a regular file"
+                }
             };
             Err(InvalidKind::NotRegularFile { what: what_is(&meta), hint }.with_target(path, &target))
         }

@@ -196,3 +196,43 @@ print("ok")
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+#[test]
+fn text_files_are_written_atomically_like_npy_files() {
+    use stridekit_npy::write_file_atomically;
+    let dir = tempdir();
+    let path = dir.path().join("profile");
+    let mut seen = None;
+    write_file_atomically(&path, b"first\n", |temp| seen = Some(temp.to_path_buf())).unwrap_or_else(|e| panic!("{e}"));
+    let temp = seen.unwrap_or_else(|| panic!("the hook is called with the temporary file"));
+    assert_eq!(temp.parent(), Some(dir.path()), "beside the destination");
+    assert!(!temp.exists());
+    assert_eq!(std::fs::read(&path).ok(), Some(b"first\n".to_vec()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600)).unwrap_or_else(|e| panic!("{e}"));
+    }
+    write_file_atomically(&path, b"second\n", |_| {}).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(std::fs::read(&path).ok(), Some(b"second\n".to_vec()));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).map(|m| m.permissions().mode() & 0o777).unwrap_or(0);
+        assert_eq!(mode, 0o600, "the replaced file's permissions are kept");
+    }
+    assert_eq!(dir_entries(dir.path()), ["profile"], "no temporary file left behind");
+    // A directory is refused before anything is created; a missing directory is an I/O error with nothing left.
+    let msg = write_file_atomically(dir.path(), b"x", |_| {}).map_err(|e| e.to_string()).err().unwrap_or_default();
+    assert_eq!(
+        msg,
+        format!(
+            "error[npy]: {}: it is a directory, not a regular file; give the path of the file to write",
+            dir.path().display()
+        )
+    );
+    let e = write_file_atomically(&dir.path().join("no/such/dir/profile"), b"x", |_| {}).err();
+    assert!(e.as_ref().is_some_and(|e| e.is_io()), "{e:?}");
+    assert_eq!(dir_entries(dir.path()), ["profile"]);
+    assert_eq!(std::fs::read(&path).ok(), Some(b"second\n".to_vec()));
+}

@@ -1,6 +1,7 @@
 //! One module per subcommand.
 
 pub mod bench;
+pub mod calibrate;
 pub mod explain;
 pub mod slice;
 
@@ -14,5 +15,6 @@ pub fn run(cli: Cli) -> Result<ExitCode, CliError> {
         Command::Explain(args) => explain::run(&args),
         Command::Slice(args) => slice::run(&args),
         Command::Bench(args) => bench::run(&args),
+        Command::Calibrate(args) => calibrate::run(&args),
     }
 }

@@ -12,7 +12,7 @@
 
 mod cases;
 mod gpu;
-mod measure;
+pub(crate) mod measure;
 mod report;
 mod roofline;
 mod sweep;
@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use stridekit::ops::case::Slice1Case;
 use stridekit::ops::traffic::Traffic;
 use stridekit::{Slice1Desc, Slice1Plan};
-use stridekit_cpu::{ExecOptions, StreamingRule, StreamingThresholds};
+use stridekit_cpu::{ExecOptions, StreamingThresholds};
 
 /// The most timed samples per case.
 pub const MAX_REPS: usize = 1000;
@@ -275,10 +275,10 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let defaults = ExecOptions::default();
     let nt = defaults.streaming;
     eprintln!(
-        "machine: {} threads, last-level cache {llc} (detected); streaming stores ({:?} rule) from {:.1} MiB moved \
+        "machine: {} threads, last-level cache {llc} (detected); streaming stores ({}) from {:.1} MiB moved \
          for plain copies, {:.1} for reverses and gathers, {:.1} for fills, {:.1} for the others; {} kernels",
         defaults.effective_threads(),
-        StreamingRule::detected(),
+        stridekit_cpu::loaded_profile().describe(),
         mib(nt.copy),
         mib(nt.contiguous),
         mib(nt.fill),
@@ -340,7 +340,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         report::case_file(&report::worst(&rows, args.worst), &note)
     });
     if let (Some(path), Some(text)) = (&args.save_worst, &worst) {
-        std::fs::write(path, text).map_err(|source| CliError::Io { path: path.clone(), source })?;
+        // Atomically, as every file the CLI writes: an interrupted run leaves the old file or none.
+        let mut registration = None;
+        stridekit_npy::write_file_atomically(path, text.as_bytes(), |temp| {
+            registration = Some(crate::signals::register(temp));
+        })?;
+        drop(registration);
     }
     if args.json {
         if rows.len() > 1 || worst.is_some() {
