@@ -44,8 +44,8 @@ pub use options::{
     DEFAULT_TRANSPOSE_MIN_STRIDE, ExecOptions, StreamingRule, StreamingThresholds, ZEN_CONTIGUOUS_DIVISOR,
 };
 pub use profile::{
-    MachineKey, PROFILE_ENV, PROFILE_MAX_BYTES, ProfileError, ProfileStatus, StreamingProfile, load_profile, loaded_profile,
-    profile_path,
+    MachineKey, PROFILE_ENV, PROFILE_MAX_BYTES, ProfileError, ProfileStatus, StreamingProfile, load_profile,
+    loaded_profile, profile_path,
 };
 pub use slice1::{PreparedSlice1, slice1, slice1_bound, slice1_with};
 /// Re-exported from the model, where every backend checks bindings the same way.

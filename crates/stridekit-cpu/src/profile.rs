@@ -125,8 +125,9 @@ impl StreamingProfile {
         text
     }
 
-    /// Parses [`to_text`](Self::to_text)'s format: the header first; every key of [`KEYS`] exactly once; `#` lines
-    /// and blank lines anywhere after the header.
+    /// Parses [`to_text`](Self::to_text)'s format: the header first; every key (`cpu`, `last-level-cache`,
+    /// `threads`, `copy`, `contiguous`, `fill`, `other`) exactly once; `#` lines and blank lines anywhere after the
+    /// header.
     pub fn parse(text: &str) -> Result<StreamingProfile, ProfileError> {
         let err = |line: usize, message: String| ProfileError { line, message };
         let mut lines = text.lines().enumerate().map(|(i, l)| (i + 1, l.trim_end_matches('\r')));
@@ -237,13 +238,14 @@ pub fn loaded_profile() -> &'static ProfileStatus {
         }
         match profile_path() {
             None => ProfileStatus::Disabled,
-            Some(path) => load_profile(&path, &MachineKey::this()),
+            Some(path) => load_profile(&path, MachineKey::this),
         }
     })
 }
 
-/// Reads the profile at `path` for the machine `this`.
-pub fn load_profile(path: &Path, this: &MachineKey) -> ProfileStatus {
+/// Reads the profile at `path` for the machine `this` gives. `this` is only called when a profile was read: it
+/// starts rayon's global pool (for its size), which a process without a profile may never need.
+pub fn load_profile(path: &Path, this: impl FnOnce() -> MachineKey) -> ProfileStatus {
     use std::io::Read;
     let ignored = |why: String| ProfileStatus::Ignored(path.to_path_buf(), why);
     let file = match std::fs::File::open(path) {
@@ -263,7 +265,7 @@ pub fn load_profile(path: &Path, this: &MachineKey) -> ProfileStatus {
     };
     match StreamingProfile::parse(&text) {
         Err(e) => ignored(e.to_string()),
-        Ok(profile) => match profile.machine.difference(this) {
+        Ok(profile) => match profile.machine.difference(&this()) {
             Some(why) => ignored(why),
             None => ProfileStatus::Loaded(path.to_path_buf(), profile),
         },
@@ -286,7 +288,9 @@ mod tests {
     fn a_profile_reads_back_what_it_wrote() {
         let p = profile();
         let text = p.to_text("moved  copy\n1 MiB  1.40");
-        assert!(text.starts_with("stridekit streaming profile 1\n# moved  copy\n# 1 MiB  1.40\ncpu Some CPU @ 2.0GHz\n"));
+        assert!(
+            text.starts_with("stridekit streaming profile 1\n# moved  copy\n# 1 MiB  1.40\ncpu Some CPU @ 2.0GHz\n")
+        );
         assert_eq!(StreamingProfile::parse(&text), Ok(p.clone()));
         let none = StreamingProfile { machine: MachineKey { last_level_cache_bytes: None, ..p.machine }, ..p };
         assert!(none.to_text("").contains("last-level-cache none\n"));
@@ -297,7 +301,10 @@ mod tests {
     fn a_bad_profile_names_its_line_and_field() {
         let text = profile().to_text("");
         let fails = |text: &str| StreamingProfile::parse(text).unwrap_err().to_string();
-        assert_eq!(fails("stridekit streaming profile 2\n"), "line 1: the first line is not 'stridekit streaming profile 1'");
+        assert_eq!(
+            fails("stridekit streaming profile 2\n"),
+            "line 1: the first line is not 'stridekit streaming profile 1'"
+        );
         assert_eq!(fails(&text.replace("copy 4194304", "copy 4M")), "line 5: 'copy' is '4M', not a number of bytes");
         assert_eq!(fails(&text.replace("fill 8388608\n", "")), "line 0: the key 'fill' is missing");
         assert_eq!(fails(&format!("{text}threads 4\n")), "line 9: 'threads' appears twice (first on line 4)");
@@ -311,11 +318,11 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("streaming-profile");
         let p = profile();
-        assert_eq!(load_profile(&path, &p.machine), ProfileStatus::Absent(path.clone()));
+        assert_eq!(load_profile(&path, || p.machine.clone()), ProfileStatus::Absent(path.clone()));
         std::fs::write(&path, p.to_text("")).unwrap();
-        assert_eq!(load_profile(&path, &p.machine), ProfileStatus::Loaded(path.clone(), p.clone()));
-        assert_eq!(load_profile(&path, &p.machine).streaming(), Some(p.streaming));
-        let other = |m: MachineKey| match load_profile(&path, &m) {
+        assert_eq!(load_profile(&path, || p.machine.clone()), ProfileStatus::Loaded(path.clone(), p.clone()));
+        assert_eq!(load_profile(&path, || p.machine.clone()).streaming(), Some(p.streaming));
+        let other = |m: MachineKey| match load_profile(&path, || m) {
             ProfileStatus::Ignored(_, why) => why,
             status => panic!("{status:?}"),
         };
@@ -342,7 +349,10 @@ mod tests {
         assert_eq!(path_from(env(&[("STRIDEKIT_PROFILE", "off"), ("HOME", "/h")])), None);
         assert_eq!(path_from(env(&[("STRIDEKIT_PROFILE", ""), ("HOME", "/h")])), None);
         assert_eq!(path_from(env(&[("XDG_CACHE_HOME", "/c"), ("HOME", "/h")])), p("/c/stridekit/streaming-profile"));
-        assert_eq!(path_from(env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])), p("/h/.cache/stridekit/streaming-profile"));
+        assert_eq!(
+            path_from(env(&[("XDG_CACHE_HOME", "rel"), ("HOME", "/h")])),
+            p("/h/.cache/stridekit/streaming-profile")
+        );
         assert_eq!(path_from(env(&[("HOME", "relative")])), None);
         assert_eq!(path_from(env(&[])), None);
     }

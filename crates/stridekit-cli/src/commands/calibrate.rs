@@ -3,9 +3,10 @@
 //! docs give the decisions: explicit, per machine, ignored elsewhere).
 //!
 //! What is measured: for each kind of kernel whose threshold is a crossover of one simple copy, that copy at sizes
-//! from 512 KiB moved to `--max-bytes` in steps of about a square root of two, planned by the CPU backend once with ordinary and once with
-//! streaming stores (everything else as the defaults: threads, parallel split), timed in alternating samples as
-//! `stridekit bench` times a case against its copy. The kinds: the bulk copy (a contiguous u32 copy); reverses and
+//! from 512 KiB moved to `--max-bytes` in steps of about a square root of two, planned by the CPU backend once with
+//! ordinary and once with streaming stores (everything else as the defaults: threads, parallel split), timed in
+//! alternating samples, each followed by a copy of as many bytes elsewhere, as `stridekit bench` times a case
+//! against its copy. The kinds: the bulk copy (a contiguous u32 copy); reverses and
 //! gathers, which share a threshold (a reversed u32 copy and a stride-2 u32 gather, their ratios' geometric mean);
 //! fills (one broadcast u32). The strided kernels (tables, short rows, transposes) keep the rule's threshold: they
 //! have no one representative, and streaming them from 128 MiB instead of 8 moved their sweep cases by 1.03x
@@ -71,9 +72,8 @@ impl Kind {
 
     /// The u32 Slice1 of this kind that moves about `moved` bytes (input bytes read plus output bytes written).
     fn desc(self, moved: usize) -> Result<Slice1Desc, CliError> {
-        let u32s = |bytes: usize| {
-            u32::try_from(bytes / 4).map_err(|_| CliError::Args(format!("a copy moving {moved} bytes")))
-        };
+        let u32s =
+            |bytes: usize| u32::try_from(bytes / 4).map_err(|_| CliError::Args(format!("a copy moving {moved} bytes")));
         // Output elements, and the input's elements and stride.
         let (n, input, strides) = match self {
             Kind::Copy | Kind::Reverse => (u32s(moved / 2)?, u32s(moved / 2)?, None),
@@ -99,19 +99,24 @@ impl Kind {
     }
 }
 
-/// The smallest measured size (bytes moved) from which streaming stores never clearly lose: just above the largest
-/// size at which they took more than `1 + TOLERANCE` of the ordinary time, or the smallest size when they never
-/// did; twice the largest size when they lost there too. Each ratio is first smoothed with its neighbours' (the
-/// geometric mean of up to three): where the two kinds of stores run alike, one noisy sample of 1.07 among 0.97-1.02
-/// moved the threshold from 5.7 to 32 MiB. `points` are (bytes moved, streamed / ordinary time), rising in size.
+/// Where streaming stores start to pay: between the largest measured size at which they took more than `1 +
+/// TOLERANCE` of the ordinary time and the next size (their geometric mean, to a multiple of 64 KiB: the crossover
+/// lies somewhere between, and on the sweep the cases in that gap lost either way: reverses of 4.6-5.3 MiB ran
+/// 1.12-1.62x slower with ordinary stores under a threshold at the gap's top); the smallest size when they never lost;
+/// twice the largest when they lost there too. Each ratio is first smoothed with its neighbours' (the geometric mean
+/// of up to three): where the two kinds of stores run alike, one noisy sample of 1.07 among 0.97-1.02 moved the
+/// threshold from 5.7 to 32 MiB. `points` are (bytes moved, streamed / ordinary time), rising in size.
 fn crossover(points: &[(usize, f64)]) -> usize {
     let smoothed = |i: usize| {
         let near = &points[i.saturating_sub(1)..(i + 2).min(points.len())];
         (near.iter().map(|&(_, r)| r.ln()).sum::<f64>() / near.len() as f64).exp()
     };
+    let between = |a: usize, b: usize| (((a as f64 * b as f64).sqrt() / 65536.0).round() as usize) * 65536;
     match (0..points.len()).rposition(|i| smoothed(i) > 1.0 + TOLERANCE) {
         None => points.first().map_or(MIN_MOVED, |&(size, _)| size),
-        Some(i) => points.get(i + 1).map_or_else(|| points[i].0.saturating_mul(2), |&(size, _)| size),
+        Some(i) => {
+            points.get(i + 1).map_or_else(|| points[i].0.saturating_mul(2), |&(size, _)| between(points[i].0, size))
+        }
     }
 }
 
@@ -121,10 +126,11 @@ struct Measured {
     ratios: Vec<(usize, f64)>,
 }
 
-/// The bytes [`measure_kind`] allocates for `kind` up to `moved`: the input and one output per kind of store.
+/// The bytes [`measure_kind`] allocates for `kind` up to `moved`: the input, one output per kind of store, and the
+/// two buffers of the evicting copy.
 fn memory_of(kind: Kind, moved: usize) -> Result<u64, CliError> {
     let desc = kind.desc(moved)?;
-    Ok(desc.input.total_tensor_size_in_bytes + 2 * desc.output.total_tensor_size_in_bytes)
+    Ok(desc.input.total_tensor_size_in_bytes + 2 * desc.output.total_tensor_size_in_bytes + moved as u64)
 }
 
 /// Times `kind` at every size of `sizes` (rising): the streamed over the ordinary time, each the median of `reps`
@@ -135,6 +141,8 @@ fn measure_kind(kind: Kind, sizes: &[usize], reps: usize) -> Result<Measured, Cl
     let mut input = CpuBuffer::zeroed(bytes(&largest.input));
     input.as_bytes_mut().iter_mut().enumerate().for_each(|(i, b)| *b = i as u8);
     let mut outputs = [CpuBuffer::zeroed(bytes(&largest.output)), CpuBuffer::zeroed(bytes(&largest.output))];
+    let half = sizes.last().copied().unwrap_or(MIN_MOVED) / 2;
+    let mut evict = [CpuBuffer::zeroed(half), CpuBuffer::zeroed(half)];
     let mut ratios = Vec::with_capacity(sizes.len());
     for &moved in sizes {
         let desc = kind.desc(moved)?;
@@ -157,19 +165,35 @@ fn measure_kind(kind: Kind, sizes: &[usize], reps: usize) -> Result<Measured, Cl
         }
         let src = &input.as_bytes()[..bytes(&desc.input)];
         let [out0, out1] = &mut outputs;
-        let (dst0, dst1) = (&mut out0.as_bytes_mut()[..bytes(&desc.output)], &mut out1.as_bytes_mut()[..bytes(&desc.output)]);
+        let (dst0, dst1) =
+            (&mut out0.as_bytes_mut()[..bytes(&desc.output)], &mut out1.as_bytes_mut()[..bytes(&desc.output)]);
         // Checked once here: later calls of the same operators on the same buffers cannot fail.
         ops[0].execute(src, dst0)?;
         ops[1].execute(src, dst1)?;
-        let (ordinary, streamed) = measure::time_interleaved(
+        // Each sample is followed by a copy of as many bytes as the case moves, through other buffers, as `stridekit
+        // bench` follows each sample of a case with its roofline copy: it evicts the sample's lines. Without it the
+        // streaming sample evicts nothing (its stores bypass the caches), so the ordinary sample found its own lines
+        // of the round before still cached: fills of 45 MiB moved measured 1.13x slower streamed, where the sweep's
+        // fills of that size ran 1.1-1.7x faster streamed.
+        let [evict_src, evict_dst] = &mut evict;
+        let evict_len = (moved / 2).min(evict_src.len());
+        let (src_e, dst_e) = (&evict_src.as_bytes()[..evict_len], &mut evict_dst.as_bytes_mut()[..evict_len]);
+        let dst_e = std::cell::RefCell::new(dst_e);
+        let copy = || dst_e.borrow_mut().copy_from_slice(std::hint::black_box(src_e));
+        let medians = measure::time_alternating(
             reps,
-            || {
-                let _ = ops[0].execute(src, dst0);
-            },
-            || {
-                let _ = ops[1].execute(src, dst1);
-            },
+            &mut [
+                &mut || {
+                    let _ = ops[0].execute(src, dst0);
+                },
+                &mut || copy(),
+                &mut || {
+                    let _ = ops[1].execute(src, dst1);
+                },
+                &mut || copy(),
+            ],
         );
+        let (ordinary, streamed) = (medians[0], medians[2]);
         ratios.push((moved, streamed / ordinary));
     }
     Ok(Measured { kind, ratios })
@@ -276,10 +300,10 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, CliError> {
     };
     let profile = StreamingProfile { machine, streaming };
     let text = profile.to_text(&format!("written by stridekit calibrate {}\n{table}", env!("CARGO_PKG_VERSION")));
-    if args.output.is_none() {
-        if let Some(dir) = path.parent() {
-            std::fs::create_dir_all(dir).map_err(|source| CliError::Io { path: dir.to_path_buf(), source })?;
-        }
+    if args.output.is_none()
+        && let Some(dir) = path.parent()
+    {
+        std::fs::create_dir_all(dir).map_err(|source| CliError::Io { path: dir.to_path_buf(), source })?;
     }
     let mut registration = None;
     stridekit_npy::write_file_atomically(&path, text.as_bytes(), |temp| {
@@ -303,16 +327,17 @@ mod tests {
         let m = |s: usize| s << 20;
         // Losses up to 2 MiB, wins beyond; smoothed: 1.30, 1.21, 1.06, 0.94, 0.81, 0.75.
         let points = [(m(1), 1.4), (m(2), 1.2), (m(4), 1.05), (m(8), 0.9), (m(16), 0.9), (m(32), 0.7), (m(64), 0.8)];
-        assert_eq!(crossover(&points), m(8));
+        // Between the last loss (4) and the next size (8): 5.66 MiB, to 64 KiB.
+        assert_eq!(crossover(&points), 91 << 16);
         // A noisy loss among ties past the crossover is smoothed away (1.07 -> 1.01 at 16); the smoothing also
         // carries the clear losses one step on (1.07 at 4), which is the price of it.
         let ties = [(m(1), 1.5), (m(2), 1.3), (m(4), 0.97), (m(8), 0.98), (m(16), 1.07), (m(32), 0.98), (m(64), 1.0)];
-        assert_eq!(crossover(&ties), m(8));
+        assert_eq!(crossover(&ties), 91 << 16);
         // Two losses in a row are a loss (1.04 at 8 and 16).
         let mut two = ties;
         two[3].1 = 1.07;
         two[4].1 = 1.07;
-        assert_eq!(crossover(&two), m(32));
+        assert_eq!(crossover(&two), 362 << 16);
         // Never a loss: from the smallest size; a loss at the largest: beyond the range.
         assert_eq!(crossover(&[(m(1), 0.9), (m(2), 1.03)]), m(1));
         assert_eq!(crossover(&[(m(1), 0.9), (m(2), 1.2)]), m(4));
@@ -324,15 +349,16 @@ mod tests {
         let kind = |kind, r: [f64; 3]| Measured { kind, ratios: vec![(m(1), r[0]), (m(2), r[1]), (m(4), r[2])] };
         let measured = [
             kind(Kind::Copy, [1.5, 1.1, 0.9]),
-            // The reverse alone would stream from 8 MiB (smoothed 1.04 at 4); with the gather's wins at 2 and 4 MiB
-            // (combined 1.34, 0.98, 0.95; smoothed 1.15, 1.08, 0.96) from 4.
+            // The reverse alone would stream from 5.66 MiB (smoothed 1.04 at 4); with the gather's wins at 2 and 4
+            // MiB (combined 1.34, 0.98, 0.95; smoothed 1.15, 1.08, 0.96) from 2.83.
             kind(Kind::Reverse, [1.5, 1.2, 0.9]),
             kind(Kind::Gather, [1.2, 0.8, 1.0]),
             kind(Kind::Fill, [0.9, 0.9, 0.9]),
         ];
         let rule = StreamingThresholds { copy: 1, contiguous: 2, fill: 3, other: 12345 };
         let t = thresholds(&measured, rule);
-        assert_eq!(t, StreamingThresholds { copy: m(4), contiguous: m(4), fill: m(1), other: 12345 });
+        // Copies and the pair lose up to 2 MiB: from 2.83 MiB.
+        assert_eq!(t, StreamingThresholds { copy: 45 << 16, contiguous: 45 << 16, fill: m(1), other: 12345 });
     }
 
     #[test]

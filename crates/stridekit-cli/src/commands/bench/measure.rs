@@ -101,13 +101,20 @@ pub fn time_per_call(reps: usize, mut f: impl FnMut()) -> f64 {
 /// Like [`time_per_call`] for two functions, sampled alternately so that a change in the machine's load touches
 /// both: the medians of `a` and of `b`.
 pub fn time_interleaved(reps: usize, mut a: impl FnMut(), mut b: impl FnMut()) -> (f64, f64) {
-    let (batch_a, batch_b) = (batch_size(&mut a), batch_size(&mut b));
-    let (mut sa, mut sb) = (Vec::with_capacity(reps), Vec::with_capacity(reps));
+    let medians = time_alternating(reps, &mut [&mut a, &mut b]);
+    (medians[0], medians[1])
+}
+
+/// [`time_interleaved`] for any number of functions: each sampled in turn, `reps` rounds; their medians.
+pub fn time_alternating(reps: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
+    let batches: Vec<usize> = fs.iter_mut().map(batch_size).collect();
+    let mut samples: Vec<Vec<f64>> = fs.iter().map(|_| Vec::with_capacity(reps)).collect();
     for _ in 0..reps {
-        sa.push(sample(batch_a, &mut a));
-        sb.push(sample(batch_b, &mut b));
+        for ((f, &batch), s) in fs.iter_mut().zip(&batches).zip(&mut samples) {
+            s.push(sample(batch, f));
+        }
     }
-    (median(&mut sa), median(&mut sb))
+    samples.iter_mut().map(|s| median(s)).collect()
 }
 
 fn batch_size(f: &mut impl FnMut()) -> usize {
