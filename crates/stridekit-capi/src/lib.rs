@@ -48,7 +48,9 @@
 //! - **Threading**: `SK_OPERATOR` is immutable after creation and `Send + Sync`; `skExecuteOperator` may run on many
 //!   threads at once with distinct outputs. Copies that move at least 512 KiB (output bytes written plus
 //!   input bytes read, 1 MiB for plain copies: `ExecOptions::parallel_min_bytes`, the CPU backend's default) run on
-//!   the calling thread and Rayon's global pool; smaller ones on the calling thread only.
+//!   the calling thread and Rayon's global pool; smaller ones on the calling thread only. Streaming stores start
+//!   where the CPU backend's defaults say: this machine's profile when `stridekit calibrate` wrote one, else the
+//!   vendor's rule (`ExecOptions::default_streaming`).
 //! - **Speed**: `skExecuteOperator` allocates nothing on one thread (a copy split over threads makes two small
 //!   allocations, the shared claim counter and the pool's job: `stridekit-cpu`'s `kernels/split.rs`) and re-checks only
 //!   the arguments and the bindings (R-BIND-1 with the model's `Binding::check`, then `PreparedSlice1::execute_raw`
