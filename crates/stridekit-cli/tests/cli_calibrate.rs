@@ -119,6 +119,7 @@ fn bad_arguments_and_destinations_are_refused_before_anything_is_written() {
     refused(&["calibrate", "--max-bytes", "2G"], None, "out of range");
     refused(&["calibrate", "--max-bytes", "lots"], None, "error[args]: --max-bytes 'lots' is not a byte count");
     refused(&["calibrate", "--reps", "2"], None, "error[args]: --reps 2 is out of range: give 3 to 1000 samples");
+    refused(&["calibrate", "--rounds", "0"], None, "error[args]: --rounds 0 is out of range: give 1 to 100");
     refused(&QUICK, Some("off"), "error[args]: no place for the profile: STRIDEKIT_PROFILE is off or empty");
     // A directory as the destination: refused after the measurement, nothing created.
     let mut args = QUICK.to_vec();

@@ -67,10 +67,17 @@ fn dims_of(t: &[TDim]) -> Vec<PDim> {
 }
 
 /// Whether `inner` is a small run that the table kernel does better, with the dimensions around it: a gather of at
-/// most [`SMALL_GATHER_MAX_BYTES`], a reversed run or fill of at most [`SMALL_RUN_MAX_BYTES`], a short copy under a
+/// most [`SMALL_GATHER_MAX_BYTES`], a reversed run of at most a table block ([`BLOCK_MAX_BYTES`]), a fill of at most
+/// [`SMALL_RUN_MAX_BYTES`], a short copy under a
 /// broadcast, short rows whose call moves at most [`BLOCK_MAX_BYTES`] (the short-row kernel keeps longer walks
 /// of short runs, which its periodic shuffle covers), or a transpose of at most [`BLOCK_MAX_BYTES`] a call. Only
 /// with dimensions around it (`outer`): a single small call is cheap.
+///
+/// The reversed runs of 65-256 bytes: the five cases of the sweep seeds 1-4 that change plan, six alternating rounds,
+/// time ratios table / reverse (`docs/PERFORMANCE.md`, thirty-ninth round): 0.52 (sweep3_117, 15 f64 from rows 1440
+/// bytes apart, each written twice), 0.69 (sweep4_154, 55 u16 under rows bottom-up), 0.77 (sweep2_075, 44 f32),
+/// 0.82 (sweep1_019, 103 u16), 0.83 (sweep3_154, 29 f32); one call per row of a few lines cost more than its bytes.
+/// Runs of 65-128 bytes alone (the gathers' limit) gave 0.52-1.01.
 ///
 /// The transposes: the four cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-4 that change
 /// plan, six alternating rounds, time ratios table / transpose (`docs/PERFORMANCE.md`, twenty-fourth round): 0.13
@@ -80,7 +87,8 @@ fn small_run(inner: Inner, esize: usize, outer: bool) -> bool {
     outer
         && match inner {
             Inner::Gather { n, .. } => n * esize <= SMALL_GATHER_MAX_BYTES,
-            Inner::Reverse { n } | Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
+            Inner::Reverse { n } => n * esize <= BLOCK_MAX_BYTES,
+            Inner::Fill { n } => n * esize <= SMALL_RUN_MAX_BYTES,
             Inner::Copy { bytes } => bytes <= SMALL_RUN_MAX_BYTES,
             // Short rows whose whole call is a few hundred bytes: the table takes the dimension around them too.
             Inner::Rows { rows, bytes, .. } => rows.saturating_mul(bytes) <= BLOCK_MAX_BYTES,

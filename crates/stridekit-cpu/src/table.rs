@@ -29,8 +29,8 @@ pub(crate) const SMALL_RUN_MAX_BYTES: usize = 64;
 /// A gather qualifies up to this many bytes: a gather call per 65-128 bytes (a stride-2 gather of 77 bytes
 /// backwards per row, 435 rows 154 bytes apart) spent more on the calls than on the bytes. Five sweep cases of
 /// seeds 1-4 changed plan (the only ones of 800 and of the case files), six-eight alternating rounds: time ratios
-/// 0.37, 0.51, 0.50, 0.62 and 1.02 (`docs/PERFORMANCE.md`, eighteenth round). Reversed runs and fills keep
-/// [`SMALL_RUN_MAX_BYTES`]: no case measured them.
+/// 0.37, 0.51, 0.50, 0.62 and 1.02 (`docs/PERFORMANCE.md`, eighteenth round). Reversed runs qualify up to a whole
+/// block ([`BLOCK_MAX_BYTES`], `planner::small_run`); fills keep [`SMALL_RUN_MAX_BYTES`]: no case measured them.
 pub(crate) const SMALL_GATHER_MAX_BYTES: usize = 128;
 
 /// One pass of a table copy: `offsets[i]` is the source byte offset of destination element `i` (destination

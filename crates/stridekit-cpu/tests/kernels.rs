@@ -540,6 +540,35 @@ fn gathers_of_up_to_128_bytes_under_rows_take_the_table() {
 }
 
 #[test]
+fn reversed_runs_of_up_to_256_bytes_under_rows_take_the_table() {
+    // Reversed runs of 65-256 bytes a row go through the table with the rows around them (`planner::small_run`):
+    // 15 f64 from rows of 180 (1440 bytes apart, sweep3_117), 55 u16 with the rows bottom-up too (sweep4_154), 103
+    // u16 (206 bytes, sweep1_019), 128 u16 (a whole table block); 257 bytes, one more than a block, stay with the
+    // reverse kernel. Enough rows for several passes and a partial one.
+    let rows: u32 = if cfg!(miri) { 20 } else { 300 };
+    case(DataType::Float64, &[rows, 180], None, &[0, 0], &[rows, 15], &[1, -1], &[rows, 15], None);
+    case(DataType::Uint16, &[rows, 55], None, &[0, 0], &[rows, 55], &[-1, -1], &[rows, 55], None);
+    case(DataType::Uint16, &[rows, 110], None, &[0, 3], &[rows, 103], &[1, -1], &[rows, 103], Some(&[105, 1]));
+    case(DataType::Uint16, &[rows, 128], None, &[0, 0], &[rows, 128], &[1, -1], &[rows, 128], None);
+    case(DataType::Uint8, &[rows, 257], None, &[0, 0], &[rows, 257], &[1, -1], &[rows, 257], None);
+    // The route: the table up to a block of 256 bytes a run, the reverse kernel beyond.
+    let route = |dt, n: u32| {
+        let desc = Slice1Desc {
+            input: BufferTensorDesc::new(dt, &[rows, n], None).unwrap(),
+            output: BufferTensorDesc::new(dt, &[rows, n], None).unwrap(),
+            input_window_offsets: vec![0, 0],
+            input_window_sizes: vec![rows, n],
+            input_window_strides: vec![1, -1],
+        };
+        let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+        op.unwrap().kernel()
+    };
+    assert_eq!(route(DataType::Float64, 15), "table");
+    assert_eq!(route(DataType::Uint16, 128), "table");
+    assert_eq!(route(DataType::Uint8, 257), "reverse");
+}
+
+#[test]
 fn table_passes_over_far_rows_spread_their_requests() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
     // spread over their chunks (`kernels::spread`): every eighth byte of two phases from 256-byte rows, every third
