@@ -719,10 +719,10 @@ mod tests {
         // Identity copy: everything merges into one run.
         let p = compile(f32, &[2, 3, 4], None, &[1, 1, 1], &[2, 3, 4], None);
         assert_eq!((p.outer.len(), p.inner), (0, Inner::Copy { bytes: 96 }));
-        // Horizontal flip.
-        let p = compile(DataType::Uint8, &[3, 256], None, &[1, -1], &[3, 256], None);
-        assert_eq!(p.inner, Inner::Reverse { n: 256 });
-        assert_eq!(p.src_start, 255);
+        // Horizontal flip of rows longer than a table block (`small_run`: up to 256 bytes the table takes them).
+        let p = compile(DataType::Uint8, &[3, 257], None, &[1, -1], &[3, 257], None);
+        assert_eq!(p.inner, Inner::Reverse { n: 257 });
+        assert_eq!(p.src_start, 256);
         // Horizontal flip of short rows: all three rows in one table block, the source pointer at the lowest byte.
         let p = compile(DataType::Uint8, &[3, 64], None, &[1, -1], &[3, 64], None);
         let call =

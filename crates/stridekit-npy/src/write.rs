@@ -211,13 +211,26 @@ impl AtomicNpyFile {
         map.flush().map_err(|e| NpyError::io("flush the memory map of", Some(temp.path()), e))?;
         // Unmap before renaming (required on Windows, harmless elsewhere).
         drop(map);
-        let file = temp.as_file();
-        if let Some(permissions) = permissions {
-            file.set_permissions(permissions).map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
-        }
-        file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
-        temp.persist(&target).map_err(|e| NpyError::io("rename the temporary file to", Some(&target), e.error))?;
-        Ok(())
+        persist(temp, &target, permissions)
+    }
+}
+
+/// The last steps of every atomic write: the replaced file's permissions, sync, and the rename over `target`.
+fn persist(temp: NamedTempFile, target: &Path, permissions: Option<Permissions>) -> Result<(), NpyError> {
+    let file = temp.as_file();
+    if let Some(permissions) = permissions {
+        file.set_permissions(permissions).map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
+    }
+    file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
+    temp.persist(target).map_err(|e| NpyError::io("rename the temporary file to", Some(target), e.error))?;
+    Ok(())
+}
+
+/// The directory of `target`, where its temporary file goes (`.` for a bare file name).
+fn dir_of(target: &Path) -> &Path {
+    match target.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
     }
 }
 
@@ -231,23 +244,13 @@ pub fn write_file_atomically(path: &Path, bytes: &[u8], on_temp: impl FnOnce(&Pa
     let mut on_temp = Some(on_temp);
     let mut run = || -> Result<(), NpyError> {
         let (target, permissions) = destination(path, false)?;
-        let dir = match target.parent() {
-            Some(p) if !p.as_os_str().is_empty() => p,
-            _ => Path::new("."),
-        };
-        let mut temp = create_temp(dir, &mut |p| {
+        let mut temp = create_temp(dir_of(&target), &mut |p| {
             if let Some(f) = on_temp.take() {
                 f(p);
             }
         })?;
         temp.as_file_mut().write_all(bytes).map_err(|e| NpyError::io("write", Some(&target), e))?;
-        let file = temp.as_file();
-        if let Some(permissions) = permissions {
-            file.set_permissions(permissions).map_err(|e| NpyError::io("set permissions of", Some(temp.path()), e))?;
-        }
-        file.sync_all().map_err(|e| NpyError::io("sync", Some(temp.path()), e))?;
-        temp.persist(&target).map_err(|e| NpyError::io("rename the temporary file to", Some(&target), e.error))?;
-        Ok(())
+        persist(temp, &target, permissions)
     };
     run().map_err(|e| e.with_path(path))
 }
@@ -373,11 +376,7 @@ fn create_mapped_temp(
     total: usize,
     on_temp: &mut dyn FnMut(&Path),
 ) -> Result<(NamedTempFile, MmapMut), NpyError> {
-    let dir = match target.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    let mut temp = create_temp(dir, on_temp)?;
+    let mut temp = create_temp(dir_of(target), on_temp)?;
 
     let write_err = |e| NpyError::io("write", Some(target), e);
     {
