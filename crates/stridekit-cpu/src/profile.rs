@@ -248,6 +248,14 @@ pub fn loaded_profile() -> &'static ProfileStatus {
 pub fn load_profile(path: &Path, this: impl FnOnce() -> MachineKey) -> ProfileStatus {
     use std::io::Read;
     let ignored = |why: String| ProfileStatus::Ignored(path.to_path_buf(), why);
+    // Only a regular file is opened: opening a named pipe would wait for a writer forever, inside whatever call
+    // first built the defaults.
+    match std::fs::metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ProfileStatus::Absent(path.to_path_buf()),
+        Err(e) => return ignored(format!("cannot be read: {e}")),
+        Ok(meta) if !meta.is_file() => return ignored("it is not a regular file".to_string()),
+        Ok(_) => {}
+    }
     let file = match std::fs::File::open(path) {
         Ok(file) => file,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return ProfileStatus::Absent(path.to_path_buf()),
@@ -326,10 +334,20 @@ mod tests {
             ProfileStatus::Ignored(_, why) => why,
             status => panic!("{status:?}"),
         };
+        let other_at = |at: &Path, m: &MachineKey| match load_profile(at, || m.clone()) {
+            ProfileStatus::Ignored(_, why) => why,
+            status => panic!("{status:?}"),
+        };
         let m = &p.machine;
         assert!(other(MachineKey { cpu: "Another".into(), ..m.clone() }).contains("the CPU 'Some CPU @ 2.0GHz'"));
         assert!(other(MachineKey { last_level_cache_bytes: None, ..m.clone() }).contains("33554432 bytes"));
         assert!(other(MachineKey { threads: 8, ..m.clone() }).contains("2 threads, this process has 8"));
+        // A directory or a named pipe is never opened (a pipe would block the first ExecOptions::default()).
+        assert_eq!(other_at(dir.path(), m), "it is not a regular file");
+        let fifo = dir.path().join("fifo");
+        if std::process::Command::new("mkfifo").arg(&fifo).status().is_ok_and(|s| s.success()) {
+            assert_eq!(other_at(&fifo, m), "it is not a regular file");
+        }
         std::fs::write(&path, "not a profile").unwrap();
         assert!(other(m.clone()).starts_with("line 1: "));
         std::fs::write(&path, vec![b'#'; PROFILE_MAX_BYTES as usize + 1]).unwrap();
