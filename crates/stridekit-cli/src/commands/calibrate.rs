@@ -345,7 +345,8 @@ pub fn run(args: &CalibrateArgs) -> Result<ExitCode, CliError> {
     })?;
     drop(registration);
     println!(
-        "wrote {}: the defaults of every process on this machine now stream from these thresholds ({}=off ignores it)",
+        "wrote {}: stridekit's defaults in every process that reads it now stream from these thresholds ({}=off \
+         ignores it)",
         path.display(),
         stridekit_cpu::PROFILE_ENV
     );
