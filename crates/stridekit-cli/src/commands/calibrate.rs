@@ -12,7 +12,7 @@
 //! have no one representative, and streaming them from 128 MiB instead of 8 moved their sweep cases by 1.03x
 //! (`docs/PERFORMANCE.md`, thirty-seventh round).
 
-use super::bench::measure;
+use super::bench::measure::{self, geometric_mean};
 use crate::error::CliError;
 use crate::resources;
 use clap::Args;
@@ -79,20 +79,20 @@ impl Kind {
     fn desc(self, moved: usize) -> Result<Slice1Desc, CliError> {
         let u32s =
             |bytes: usize| u32::try_from(bytes / 4).map_err(|_| CliError::Args(format!("a copy moving {moved} bytes")));
-        // Output elements, and the input's elements and stride.
-        let (n, input, strides) = match self {
-            Kind::Copy | Kind::Reverse => (u32s(moved / 2)?, u32s(moved / 2)?, None),
-            Kind::Gather => (u32s(moved / 3)?, 2 * u32s(moved / 3)?, None),
-            Kind::Fill => (u32s(moved)?, u32s(moved)?, Some(vec![0])),
-        };
-        let input = match strides {
-            None => BufferTensorDesc::packed(DataType::Uint32, &[input])?,
-            Some(s) => BufferTensorDesc::new(DataType::Uint32, &[input], Some(&s))?,
-        };
-        let (size, stride) = match self {
-            Kind::Copy | Kind::Fill => (n, 1),
-            Kind::Reverse => (n, -1),
-            Kind::Gather => (2 * n, 2),
+        // Output elements, the input, and the window along it.
+        let (n, input, size, stride) = match self {
+            Kind::Copy | Kind::Reverse => {
+                let n = u32s(moved / 2)?;
+                (n, BufferTensorDesc::packed(DataType::Uint32, &[n])?, n, if self == Kind::Reverse { -1 } else { 1 })
+            }
+            Kind::Gather => {
+                let n = u32s(moved / 3)?;
+                (n, BufferTensorDesc::packed(DataType::Uint32, &[2 * n])?, 2 * n, 2)
+            }
+            Kind::Fill => {
+                let n = u32s(moved)?;
+                (n, BufferTensorDesc::new(DataType::Uint32, &[n], Some(&[0]))?, n, 1)
+            }
         };
         Ok(Slice1Desc {
             input,
@@ -112,17 +112,19 @@ impl Kind {
 /// of up to three): where the two kinds of stores run alike, one noisy sample of 1.07 among 0.97-1.02 moved the
 /// threshold from 5.7 to 32 MiB. `points` are (bytes moved, streamed / ordinary time), rising in size.
 fn crossover(points: &[(usize, f64)]) -> usize {
-    let smoothed = |i: usize| {
-        let near = &points[i.saturating_sub(1)..(i + 2).min(points.len())];
-        (near.iter().map(|&(_, r)| r.ln()).sum::<f64>() / near.len() as f64).exp()
-    };
-    let between = |a: usize, b: usize| (((a as f64 * b as f64).sqrt() / 65536.0).round() as usize) * 65536;
+    let smoothed =
+        |i: usize| geometric_mean(points[i.saturating_sub(1)..(i + 2).min(points.len())].iter().map(|p| p.1));
     match (0..points.len()).rposition(|i| smoothed(i) > 1.0 + TOLERANCE) {
         None => points.first().map_or(MIN_MOVED, |&(size, _)| size),
         Some(i) => {
             points.get(i + 1).map_or_else(|| points[i].0.saturating_mul(2), |&(size, _)| between(points[i].0, size))
         }
     }
+}
+
+/// The multiple of 64 KiB nearest the geometric mean of sizes `a` and `b`.
+fn between(a: usize, b: usize) -> usize {
+    ((geometric_mean([a as f64, b as f64]) / 65536.0).round() as usize) * 65536
 }
 
 /// One kind's ratios (bytes moved, streamed / ordinary time), rising in size.
@@ -210,8 +212,7 @@ fn measure_kind(kind: Kind, sizes: &[usize], reps: usize) -> Result<Measured, Cl
 /// between the 4 MiB (a loss) and the 8 MiB (a win) of a doubling grid.
 fn sizes_up_to(max: usize) -> Vec<usize> {
     let powers = std::iter::successors(Some(MIN_MOVED), |&s| s.checked_mul(2)).take_while(|&s| s <= max);
-    let between = |s: usize| ((s as f64 * std::f64::consts::SQRT_2 / 65536.0).round() as usize) * 65536;
-    powers.flat_map(|s| [s, between(s)]).filter(|&s| s <= max).collect()
+    powers.flat_map(|s| [s, between(s, 2 * s)]).filter(|&s| s <= max).collect()
 }
 
 /// Each kind's ratios over `rounds` (each round every kind in [`Kind::ALL`]'s order, at the same sizes): the geometric
@@ -224,10 +225,7 @@ fn mean_of_rounds(rounds: &[Vec<Measured>]) -> Vec<Measured> {
         .map(|(k, m)| Measured {
             kind: m.kind,
             ratios: (0..m.ratios.len())
-                .map(|i| {
-                    let logs: f64 = rounds.iter().map(|r| r[k].ratios[i].1.ln()).sum();
-                    (m.ratios[i].0, (logs / rounds.len() as f64).exp())
-                })
+                .map(|i| (m.ratios[i].0, geometric_mean(rounds.iter().map(|r| r[k].ratios[i].1))))
                 .collect(),
         })
         .collect()
@@ -235,7 +233,7 @@ fn mean_of_rounds(rounds: &[Vec<Measured>]) -> Vec<Measured> {
 
 /// The ratios of two kinds that share a threshold, as one: their geometric mean at each size.
 fn combined(a: &Measured, b: &Measured) -> Vec<(usize, f64)> {
-    a.ratios.iter().zip(&b.ratios).map(|(&(size, x), &(_, y))| (size, (x * y).sqrt())).collect()
+    a.ratios.iter().zip(&b.ratios).map(|(&(size, x), &(_, y))| (size, geometric_mean([x, y]))).collect()
 }
 
 /// The thresholds the measurements give; `rule` supplies the one no measurement decides (the strided kernels').

@@ -117,6 +117,13 @@ pub fn time_alternating(reps: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<f64> {
     samples.iter_mut().map(|s| median(s)).collect()
 }
 
+/// The geometric mean of `values` (NaN when there are none): the mean of ratios, in `bench`'s distributions and
+/// in `calibrate`.
+pub fn geometric_mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    let (sum, n) = values.into_iter().fold((0.0, 0usize), |(sum, n), x| (sum + x.ln(), n + 1));
+    (sum / n as f64).exp()
+}
+
 fn batch_size(f: &mut impl FnMut()) -> usize {
     let start = Instant::now();
     f();

@@ -119,7 +119,7 @@ impl Distribution {
         let mut v = ratios.to_vec();
         v.sort_by(f64::total_cmp);
         let rank = |p: f64| v[((p * v.len() as f64).ceil() as usize).clamp(1, v.len()) - 1];
-        let geomean = (v.iter().map(|x| x.max(1e-12).ln()).sum::<f64>() / v.len() as f64).exp();
+        let geomean = super::measure::geometric_mean(v.iter().map(|x| x.max(1e-12)));
         Some(Distribution { count: v.len(), min: v[0], p10: rank(0.1), median: rank(0.5), geomean })
     }
 
