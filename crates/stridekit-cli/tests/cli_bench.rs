@@ -363,3 +363,26 @@ fn streaming_thresholds_are_overridden_together_then_per_kernel() {
     let fill_on = ["--nt-min-bytes", "999999999999", "--nt-fill-min-bytes", "0"];
     assert!(!streams(&copy, &fill_on) && streams(&fill, &fill_on));
 }
+
+#[test]
+fn threshold_flags_take_sizes_with_units_and_refuse_other_text_before_any_case_runs() {
+    // 128 KiB moved: streamed from 127K on, not from 129K (the units are powers of 1024, as --max-memory's).
+    let copy = ["--dtype", "f32", "--input-sizes", "16,1024"];
+    assert!(plan_of(&copy, &["--nt-min-bytes", "127K"]).ends_with("; streaming"));
+    assert!(!plan_of(&copy, &["--nt-min-bytes", "129K"]).ends_with("; streaming"));
+    assert!(plan_of(&copy, &["--nt-min-bytes", "1T", "--nt-copy-min-bytes", "128KiB"]).ends_with("; streaming"));
+    for flag in [
+        "--nt-min-bytes",
+        "--nt-copy-min-bytes",
+        "--nt-contiguous-min-bytes",
+        "--nt-fill-min-bytes",
+        "--parallel-min-bytes",
+        "--reuse-tile-bytes",
+    ] {
+        let o = run(&["bench", "--dtype", "f32", "--input-sizes", "16,1024", flag, "12Q"]);
+        assert_eq!(o.status.code(), Some(2), "{flag}: {}", stderr(&o));
+        let e = stderr(&o);
+        assert!(e.contains(&format!("{flag} '12Q' is not a byte count")), "{flag}: {e}");
+        assert!(stdout(&o).is_empty(), "{flag}: nothing is timed");
+    }
+}

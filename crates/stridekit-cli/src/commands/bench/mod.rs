@@ -71,27 +71,27 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Override every streaming threshold of ExecOptions::streaming (bytes moved, written plus read, from which
-    /// streaming stores are used); `--nt-copy-min-bytes`, `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes`
+    /// streaming stores are used; like every size flag here, bytes or with K, M, G, T); `--nt-copy-min-bytes`, `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes`
     /// then override their kernels' own.
-    #[arg(long)]
-    pub nt_min_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub nt_min_bytes: Option<String>,
     /// Override the streaming threshold of the bulk copy alone (ExecOptions::streaming.copy).
-    #[arg(long)]
-    pub nt_copy_min_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub nt_copy_min_bytes: Option<String>,
     /// Override the streaming threshold of the reverse and the gather alone (ExecOptions::streaming.contiguous).
-    #[arg(long)]
-    pub nt_contiguous_min_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub nt_contiguous_min_bytes: Option<String>,
     /// Override the streaming threshold of fills alone (ExecOptions::streaming.fill).
-    #[arg(long)]
-    pub nt_fill_min_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub nt_fill_min_bytes: Option<String>,
     /// Override ExecOptions::parallel_min_bytes (bytes moved, written plus read, from which the copy is split over
     /// threads).
-    #[arg(long)]
-    pub parallel_min_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub parallel_min_bytes: Option<String>,
     /// Override ExecOptions::reuse_tile_bytes (the cache bytes a tile of a copy whose outer loops read again what
     /// they read may fill).
-    #[arg(long)]
-    pub reuse_tile_bytes: Option<usize>,
+    #[arg(long, value_name = "SIZE")]
+    pub reuse_tile_bytes: Option<String>,
     /// The memory a case may use (bytes, or with K, M, G, T), instead of MemAvailable.
     #[arg(long, value_name = "SIZE")]
     pub max_memory: Option<String>,
@@ -215,6 +215,7 @@ struct Prepared {
 /// Runs `stridekit bench`.
 pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     args.check()?;
+    let options = exec_options(args)?;
     let limit = resources::memory_limit(args.max_memory.as_deref().map(resources::parse_max_memory).transpose()?);
     let cases = match args.sweep {
         Some(n) => {
@@ -286,26 +287,6 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         defaults.simd_kernels()
     );
     announce(&prepared, reps);
-    let mut options = ExecOptions::with_threads(args.threads);
-    if let Some(v) = args.nt_min_bytes {
-        options.streaming = StreamingThresholds::all(v);
-    }
-    let nt = &mut options.streaming;
-    for (flag, field) in [
-        (args.nt_copy_min_bytes, &mut nt.copy),
-        (args.nt_contiguous_min_bytes, &mut nt.contiguous),
-        (args.nt_fill_min_bytes, &mut nt.fill),
-    ] {
-        if let Some(v) = flag {
-            *field = v;
-        }
-    }
-    if let Some(v) = args.parallel_min_bytes {
-        options.parallel_min_bytes = v;
-    }
-    if let Some(v) = args.reuse_tile_bytes {
-        options.reuse_tile_bytes = v;
-    }
     let timing = if args.back_to_back {
         eprintln!("timing: each case's calls back to back, then its copy's (--back-to-back, as the peer harness)");
         Timing::BackToBack
@@ -358,6 +339,42 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         }
     }
     Ok(if rows.iter().all(measure::Row::ok) { ExitCode::SUCCESS } else { ExitCode::FAILURE })
+}
+
+/// The execution options the flags ask for: the pool's threads and every override of ExecOptions' thresholds
+/// (`--nt-*-min-bytes`, `--parallel-min-bytes`, `--reuse-tile-bytes`; bytes, or with K, M, G, T as every size flag
+/// of the command line), parsed before any case is prepared so that a bad value fails first.
+fn exec_options(args: &BenchArgs) -> Result<ExecOptions, CliError> {
+    let mut options = ExecOptions::with_threads(args.threads);
+    if let Some(v) = size_flag("--nt-min-bytes", &args.nt_min_bytes)? {
+        options.streaming = StreamingThresholds::all(v);
+    }
+    let nt = &mut options.streaming;
+    for (flag, text, field) in [
+        ("--nt-copy-min-bytes", &args.nt_copy_min_bytes, &mut nt.copy),
+        ("--nt-contiguous-min-bytes", &args.nt_contiguous_min_bytes, &mut nt.contiguous),
+        ("--nt-fill-min-bytes", &args.nt_fill_min_bytes, &mut nt.fill),
+    ] {
+        if let Some(v) = size_flag(flag, text)? {
+            *field = v;
+        }
+    }
+    if let Some(v) = size_flag("--parallel-min-bytes", &args.parallel_min_bytes)? {
+        options.parallel_min_bytes = v;
+    }
+    if let Some(v) = size_flag("--reuse-tile-bytes", &args.reuse_tile_bytes)? {
+        options.reuse_tile_bytes = v;
+    }
+    Ok(options)
+}
+
+/// A size flag's value as a byte count of this machine's `usize` (see [`resources::parse_bytes`]).
+fn size_flag(flag: &str, text: &Option<String>) -> Result<Option<usize>, CliError> {
+    let Some(text) = text else { return Ok(None) };
+    let bytes = resources::parse_bytes(flag, text)?;
+    usize::try_from(bytes)
+        .map(Some)
+        .map_err(|_| CliError::Args(format!("{flag} '{text}' is {bytes} bytes, more than this machine can address")))
 }
 
 /// `--device gpu`: every case on the GPU, verified, against the device's buffer copy.
