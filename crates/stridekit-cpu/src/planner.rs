@@ -11,7 +11,10 @@
 //!    source stride is walked from its other end on both sides (source stride made positive, destination stride
 //!    negative, both start offsets moved to the far end). Only the order changes, so that reads run forward, which
 //!    this machine's hardware prefetcher needs (a copy reading 1 KiB rows bottom-up runs at a third of the speed),
-//!    while streaming stores do not care about direction.
+//!    while streaming stores do not care about direction. Not when the inner calls store ordinarily all the same
+//!    (short rows below a stage's worth, [`crate::kernels::stores_ordinarily`]): their requests for ownership
+//!    need a rising destination more than the reads need a rising source (68-byte rows under loops read last to
+//!    first, sweep1_108: 0.24 of the roofline flipped, 0.40 not; `docs/PERFORMANCE.md`, fortieth round).
 //!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
 //!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes; and loops
 //!    that read again, from beyond the reuse budget, the lines of one call go innermost
@@ -23,7 +26,7 @@
 //!    destination rows an outer loop writes again, so that their partial lines are completed while in L1.
 
 use crate::ExecOptions;
-use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, tile_size};
+use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stores_ordinarily, tile_size};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
@@ -493,7 +496,8 @@ impl Program {
         let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = bytes(shift.1)?;
         let streaming = options.simd && moved >= streaming_min_bytes(inner, options) as u64;
-        if streaming {
+        let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
+        if streaming && !ordinary {
             for d in outer.iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
                 src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
@@ -701,6 +705,36 @@ mod tests {
         // Whole tiles (8 channels), or a call beyond SMALL_TRANSPOSE_MAX_BYTES: the transpose tiles.
         assert!(matches!(image(8, 64).inner, Inner::Transpose { na: 64, nb: 8, .. }));
         assert!(matches!(image(5, 20000).inner, Inner::Transpose { na: 20000, nb: 5, .. }));
+    }
+
+    #[test]
+    fn streaming_copies_flip_backward_loops_unless_their_short_rows_store_ordinarily() {
+        // 68-byte f32 rows 104 bytes apart under a loop of images read last to first (sweep1_108's shape, smaller):
+        // `rows` rows of a call, into a contiguous output. Under a stage's worth of bytes per call the rows are
+        // moved with ordinary stores, so the destination keeps rising and the source walks backwards (flipped, the
+        // destination fell: 0.24 -> 0.40 of the roofline, seven such sweep cases 0.87 of the time); from a stage's
+        // worth on the stage streams them, and the loop is flipped so that the reads rise.
+        let f32 = DataType::Float32;
+        for (rows, flipped) in [(50, false), (70, true)] {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(f32, &[40, rows, 26], None).unwrap(),
+                output: BufferTensorDesc::new(f32, &[40, rows, 17], None).unwrap(),
+                input_window_offsets: vec![0; 3],
+                input_window_sizes: vec![40, rows, 17],
+                input_window_strides: vec![-1, 1, 1],
+            };
+            let always = ExecOptions { streaming: StreamingThresholds::all(0), simd: true, ..ExecOptions::default() };
+            let p = Program::compile(&desc.validate().unwrap(), &always).unwrap();
+            assert!(p.streaming, "{rows} rows: {}", p.describe());
+            let rows = rows as usize;
+            assert_eq!(p.inner, Inner::Rows { rows, bytes: 68, src: 104, dst: 68 }, "{}", p.describe());
+            let (image_src, image_dst) = ((rows * 104) as isize, (rows * 68) as isize);
+            let expected = if flipped { (image_src, -image_dst) } else { (-image_src, image_dst) };
+            assert_eq!((p.outer[0].src, p.outer[0].dst), expected, "{}", p.describe());
+            assert_eq!(stores_ordinarily(rows, 68, 68), !flipped);
+        }
+        // Rows longer than the short moves, or spaced in the destination, store as the copy does.
+        assert!(!stores_ordinarily(50, 132, 132) && stores_ordinarily(70, 68, 72));
     }
 
     #[test]

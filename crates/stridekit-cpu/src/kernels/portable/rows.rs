@@ -40,6 +40,15 @@ fn staged(rows: usize, bytes: usize, d: isize, dst: *const u8, nt: bool) -> bool
     nt && d == bytes as isize && rows.saturating_mul(bytes) >= STAGE_BYTES && !whole_lines
 }
 
+/// Whether a call of `rows` runs of `bytes` bytes, `d` apart in the destination, writes with ordinary stores
+/// even when the copy streams: runs of up to [`MOVES_MAX_BYTES`] are moved with ordinary stores, and only the
+/// stage ([`staged`]: a contiguous destination, a stage's worth of bytes) streams them. The planner then keeps the
+/// destination of the outer loops rising (`planner`, step 2), as the hardware prefetcher's requests for ownership
+/// need.
+pub(crate) fn stores_ordinarily(rows: usize, bytes: usize, d: isize) -> bool {
+    bytes <= MOVES_MAX_BYTES && !(d == bytes as isize && rows.saturating_mul(bytes) >= STAGE_BYTES)
+}
+
 /// Copies `rows` runs of `bytes` bytes (1 ..= [`SHORT_ROW_MAX_BYTES`]) from `src + r * s` to `dst + r * d`.
 ///
 /// With streaming stores and a contiguous destination (`d == bytes`), the runs are assembled in a 4 KiB stack
