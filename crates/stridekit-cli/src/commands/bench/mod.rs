@@ -71,8 +71,8 @@ pub struct BenchArgs {
     #[arg(long, default_value_t = 0)]
     pub threads: usize,
     /// Override every streaming threshold of ExecOptions::streaming (bytes moved, written plus read, from which
-    /// streaming stores are used; like every size flag here, bytes or with K, M, G, T); `--nt-copy-min-bytes`, `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes`
-    /// then override their kernels' own.
+    /// streaming stores are used; bytes, or with K, M, G, T, as every size flag here); `--nt-copy-min-bytes`,
+    /// `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes` then override their kernels' own.
     #[arg(long, value_name = "SIZE")]
     pub nt_min_bytes: Option<String>,
     /// Override the streaming threshold of the bulk copy alone (ExecOptions::streaming.copy).
