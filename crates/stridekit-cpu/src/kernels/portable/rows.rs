@@ -46,7 +46,8 @@ fn staged(rows: usize, bytes: usize, d: isize, dst: *const u8, nt: bool) -> bool
 /// destination of the outer loops rising (`planner`, step 2), as the hardware prefetcher's requests for ownership
 /// need.
 pub(crate) fn stores_ordinarily(rows: usize, bytes: usize, d: isize) -> bool {
-    bytes <= MOVES_MAX_BYTES && !(d == bytes as isize && rows.saturating_mul(bytes) >= STAGE_BYTES)
+    // Runs this short are never whole lines for `staged`, so its answer does not depend on the destination address.
+    bytes <= MOVES_MAX_BYTES && !staged(rows, bytes, d, std::ptr::null(), true)
 }
 
 /// Copies `rows` runs of `bytes` bytes (1 ..= [`SHORT_ROW_MAX_BYTES`]) from `src + r * s` to `dst + r * d`.
