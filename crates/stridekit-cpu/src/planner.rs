@@ -59,7 +59,7 @@ fn ragged(na: usize, nb: usize, e: usize) -> bool {
     all.saturating_sub(whole).saturating_mul(10) >= all
 }
 
-/// The largest block of fills that step 3 replicates (half the L2 of the development machine): above it the fills run
+/// The largest block of fills that step 2 replicates (half the L2 of the development machine): above it the fills run
 /// again. `broadcast_chan_f32` (4 MiB blocks of per-channel fills broadcast 32 times) ran at 0.62 of a copy's speed
 /// per byte replicated and 0.79-0.85 with the fills run again (one run each, 2 threads, under load).
 const REPLICATE_FILL_MAX_BLOCK: usize = 256 << 10;
@@ -201,13 +201,19 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 }
 
 /// The bytes moved from which a copy streams its stores: the threshold of its inner kernel's kind
-/// ([`ExecOptions::streaming`]).
-fn streaming_min_bytes(inner: Inner, options: &ExecOptions) -> usize {
+/// ([`ExecOptions::streaming`]), or the bulk copy's when replicated loops write `replicas` copies of each block the
+/// kernel writes (2 or more: at least half of the output is written by the block copies of the replicated loops,
+/// `kernels/dispatch.rs::replicate`, whose stores are the bulk copy's). Fills keep their own threshold: their replicas are the same repeated
+/// bytes a fill writes. A gather of 4121 u16 under 1599 broadcast steps (12.6 MiB moved, sweep1_020 of `--sweep 40
+/// --seed 1 --sweep-max-bytes 64M`) streamed from the gathers' 10.7 MiB on a Zen 4 and ran at 0.22 of the roofline,
+/// 0.39 with ordinary stores (`docs/PERFORMANCE.md`, forty-second round).
+fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> usize {
     let t = options.streaming;
     match inner {
+        Inner::Fill { .. } => t.fill,
+        _ if replicas >= 2 => t.copy,
         Inner::Copy { .. } => t.copy,
         Inner::Reverse { .. } | Inner::Gather { .. } => t.contiguous,
-        Inner::Fill { .. } => t.fill,
         _ => t.other,
     }
 }
@@ -313,7 +319,7 @@ pub(crate) struct Program {
     pub moved_bytes: usize,
     /// Use streaming stores: the copy moves at least its kernel's threshold of `ExecOptions::streaming` (see
     /// [`moved_bytes`], [`streaming_min_bytes`]) and SIMD is
-    /// allowed. Decided once here; the loop flip of step 2 depends on it.
+    /// allowed. Decided once here; the loop flip of step 3 depends on it.
     pub streaming: bool,
     /// The destination bytes of one inner kernel call form one contiguous block.
     pub inner_dst_contiguous: bool,
@@ -360,7 +366,7 @@ impl Program {
             (1, 1) => {
                 let run = n.checked_mul(esize)?;
                 // Short runs take the dimension around them too: one call per run would cost more than its bytes.
-                // A broadcast dimension around them is replicated instead (step 3).
+                // A broadcast dimension around them is replicated instead (step 2).
                 match dims.last() {
                     Some(d) if run <= SHORT_ROW_MAX_BYTES && d.src != 0 => {
                         let d = dims.pop()?;
@@ -484,29 +490,17 @@ impl Program {
         // Step 1c: when one kernel call writes a destination block of at least READ_ORDER_MIN_BLOCK bytes, order
         // the outer loops for the source instead (largest |source stride| outermost), so that consecutive calls read
         // nearby bytes: the hardware prefetcher follows a stream, and blocks this large are whole lines in any
-        // order. Broadcast loops stay where they are (step 3 replicates them in place).
+        // order. Broadcast loops stay where they are (step 2 replicates them in place).
         if inner_dst_contiguous && inner_block_bytes >= READ_ORDER_MIN_BLOCK && outer.iter().all(|d| d.src != 0) {
             outer.sort_by_key(|d| std::cmp::Reverse(d.src.unsigned_abs()));
         }
         // Loops that re-read the lines of one call from beyond the reuse budget where they are go innermost.
         crate::reuse::rereading_loops_inside(&mut outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
-        let moved = moved_bytes(&copy);
-        // Step 2: flip backward outer loops when streaming stores will be used.
-        let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift.0)?;
-        let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
-        let mut dst_start = bytes(shift.1)?;
-        let streaming = options.simd && moved >= streaming_min_bytes(inner, options) as u64;
-        let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
-        if streaming && !ordinary {
-            for d in outer.iter_mut().filter(|d| d.src < 0) {
-                let steps = isize::try_from(d.n - 1).ok()?;
-                src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
-                dst_start = dst_start.checked_add(steps.checked_mul(d.dst)?)?;
-                (d.src, d.dst) = (-d.src, -d.dst);
-            }
-        }
-        // Step 3: replicable broadcast dimensions, from the inside out. Not a large block of fills: copying it back
-        // reads every line of it again (from L3 at best), while running the fills again only writes.
+        // Step 2: replicable broadcast dimensions, from the inside out (before the streaming decision of step 3,
+        // which follows the replicas' stores; the flip of step 3 turns only loops that read backwards, never a
+        // broadcast one, and a replicated block's contiguity does not depend on its loops' directions). Not a large
+        // block of fills: copying it back reads every line of it again (from L3 at best), while running the fills
+        // again only writes.
         // A loop inside may walk the destination backwards (its block still contiguous, starting below the step's
         // pointer: `Program::replicated_low`).
         let mut contiguous = inner_dst_contiguous;
@@ -526,6 +520,22 @@ impl Program {
             }
             contiguous = contiguous && d.dst.unsigned_abs() == block;
             block = block.checked_mul(d.n)?;
+        }
+        let moved = moved_bytes(&copy);
+        // Step 3: flip backward outer loops when streaming stores will be used.
+        let start = i64::try_from(copy.input_start()).ok()?.checked_add(shift.0)?;
+        let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
+        let mut dst_start = bytes(shift.1)?;
+        let replicas = outer.iter().filter(|d| d.replicate).try_fold(1usize, |k, d| k.checked_mul(d.n))?;
+        let streaming = options.simd && moved >= streaming_min_bytes(inner, replicas, options) as u64;
+        let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
+        if streaming && !ordinary {
+            for d in outer.iter_mut().filter(|d| d.src < 0) {
+                let steps = isize::try_from(d.n - 1).ok()?;
+                src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
+                dst_start = dst_start.checked_add(steps.checked_mul(d.dst)?)?;
+                (d.src, d.dst) = (-d.src, -d.dst);
+            }
         }
         // Step 4: tiles for outer loops that read their bytes again, or (transposes) write their rows again.
         let budget = options.reuse_tile_bytes;
@@ -797,7 +807,7 @@ mod tests {
         );
         assert!(p.outer[0].replicate && !p.outer[1].replicate);
         assert_eq!(p.replicated_block(0), 2880);
-        // Rows read bottom-up under streaming stores are walked top-down in the source (step 2), so bottom-up in the
+        // Rows read bottom-up under streaming stores are walked top-down in the source (step 3), so bottom-up in the
         // destination: the block of the broadcast step starts below its pointer.
         let pitch = 2048 * 300 + 64;
         let p = compile(f32, &[4, 2048, 300], Some(&[0, 300, 1]), &[1, -1, 1], &[4, 2048, 300], Some(&[pitch, 300, 1]));
@@ -920,6 +930,22 @@ mod tests {
         assert!(matches!(Program::compile(&transpose, &options).unwrap().inner, Inner::Transpose { .. }));
         assert!(streams(&transpose, &at(StreamingThresholds { other: 32768, ..x })));
         assert!(!streams(&transpose, &at(StreamingThresholds { other: 32769, ..o })));
+        // A kernel under replicated loops from the bulk copy's threshold, whose block copies write most of the
+        // output: a stride-2 gather of 64 f32 broadcast 16 times moves 4 KiB written plus the 508 bytes it spans.
+        let replicated = plan(&[16, 128], Some(&[0, 1]), &[1, 2], &[16, 64]);
+        let p = Program::compile(&replicated, &options).unwrap();
+        assert!(matches!(p.inner, Inner::Gather { .. }) && p.outer.iter().any(|d| d.replicate && d.n == 16));
+        let moved = moved_bytes(&replicated.normalized()) as usize;
+        assert_eq!(moved, 4096 + 508);
+        assert!(streams(&replicated, &at(StreamingThresholds { copy: moved, ..x })));
+        assert!(!streams(&replicated, &at(StreamingThresholds { copy: moved + 1, ..o })));
+        // A fill's replicas are fills: it keeps the fills' threshold (a broadcast element under a broadcast loop
+        // of 16 rows of 64 elements written once each, then replicated, or run again: either way, a fill's).
+        let filled = plan(&[16, 64], Some(&[0, 0]), &[1, 1], &[16, 64]);
+        assert!(matches!(Program::compile(&filled, &options).unwrap().inner, Inner::Fill { .. }));
+        let moved = moved_bytes(&filled.normalized()) as usize;
+        assert!(streams(&filled, &at(StreamingThresholds { fill: moved, ..x })));
+        assert!(!streams(&filled, &at(StreamingThresholds { fill: moved + 1, ..o })));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

@@ -43,7 +43,7 @@ fn staged(rows: usize, bytes: usize, d: isize, dst: *const u8, nt: bool) -> bool
 /// Whether a call of `rows` runs of `bytes` bytes, `d` apart in the destination, writes with ordinary stores
 /// even when the copy streams: runs of up to [`MOVES_MAX_BYTES`] are moved with ordinary stores, and only the
 /// stage ([`staged`]: a contiguous destination, a stage's worth of bytes) streams them. The planner then keeps the
-/// destination of the outer loops rising (`planner`, step 2), as the hardware prefetcher's requests for ownership
+/// destination of the outer loops rising (`planner`, step 3), as the hardware prefetcher's requests for ownership
 /// need.
 pub(crate) fn stores_ordinarily(rows: usize, bytes: usize, d: isize) -> bool {
     // Runs this short are never whole lines for `staged`, so its answer does not depend on the destination address.

@@ -341,17 +341,17 @@ pub(crate) unsafe fn table_tiles<T: Elem>(src: *const u8, dst: *mut u8, offsets:
     // SAFETY: forwarded; each arm's `N` is 16 / size_of T and its `K` the partner's step in elements.
     unsafe {
         match (T::SIZE, k) {
-            (1, 1) if p.na < 16 => tiles_short::<16, 1>(src, dst, offsets, p),
+            (1, 1) if p.na < 16 => short_bytes(src, dst, offsets, p),
             (1, 1) => tiles_n::<16, 1, 1>(src, dst, offsets, p),
             (1, 2) => tiles_n::<16, 1, 2>(src, dst, offsets, p),
             (1, 3) => tiles_n::<16, 1, 3>(src, dst, offsets, p),
             (1, _) => tiles_n::<16, 1, 4>(src, dst, offsets, p),
-            (2, 1) if p.na < 8 => tiles_short::<8, 2>(src, dst, offsets, p),
+            (2, 1) if p.na < 8 => tiles_short::<8, 2, 0>(src, dst, offsets, p),
             (2, 1) => tiles_n::<8, 2, 1>(src, dst, offsets, p),
             (2, 2) => tiles_n::<8, 2, 2>(src, dst, offsets, p),
             (2, 3) => tiles_n::<8, 2, 3>(src, dst, offsets, p),
             (2, _) => tiles_n::<8, 2, 4>(src, dst, offsets, p),
-            (_, 1) if p.na < 4 => tiles_short::<4, 4>(src, dst, offsets, p),
+            (_, 1) if p.na < 4 => tiles_short::<4, 4, 0>(src, dst, offsets, p),
             (_, 1) => tiles_n::<4, 4, 1>(src, dst, offsets, p),
             (_, 2) => tiles_n::<4, 4, 2>(src, dst, offsets, p),
             (_, 3) => tiles_n::<4, 4, 3>(src, dst, offsets, p),
@@ -569,18 +569,54 @@ unsafe fn groups<const N: usize, const E: usize, const K: usize, const REQUEST: 
 /// The source bytes of each offset's run of partner steps that one group of [`tiles_n`] reads (four lines).
 const GROUP_RUN_BYTES: usize = 256;
 
+/// The short tiles of byte channels ([`tiles_short`]) with the channel count a constant of each instance, so that
+/// the transpose computes only the rows the tiles store: 3-15 of 16, where the whole 16 x 16 network is 64 unpacks
+/// (5 rows take 27 of them). The bytes of 5 channels of 6-byte pixels into 5 planes (sweep1_001 of `--sweep 40
+/// --seed 1 --sweep-max-bytes 64M`) spent half its time in those tiles (`docs/PERFORMANCE.md`, forty-second round).
+///
+/// # Safety
+/// As for [`tiles_short`] with `N == 16`, `E == 1`.
+#[target_feature(enable = "avx2")]
+unsafe fn short_bytes(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
+    // SAFETY: forwarded; each arm's constant is `p.na`.
+    unsafe {
+        match p.na {
+            4 => tiles_short::<16, 1, 4>(src, dst, offsets, p),
+            5 => tiles_short::<16, 1, 5>(src, dst, offsets, p),
+            6 => tiles_short::<16, 1, 6>(src, dst, offsets, p),
+            7 => tiles_short::<16, 1, 7>(src, dst, offsets, p),
+            8 => tiles_short::<16, 1, 8>(src, dst, offsets, p),
+            9 => tiles_short::<16, 1, 9>(src, dst, offsets, p),
+            10 => tiles_short::<16, 1, 10>(src, dst, offsets, p),
+            11 => tiles_short::<16, 1, 11>(src, dst, offsets, p),
+            12 => tiles_short::<16, 1, 12>(src, dst, offsets, p),
+            13 => tiles_short::<16, 1, 13>(src, dst, offsets, p),
+            14 => tiles_short::<16, 1, 14>(src, dst, offsets, p),
+            15 => tiles_short::<16, 1, 15>(src, dst, offsets, p),
+            _ => tiles_short::<16, 1, 0>(src, dst, offsets, p),
+        }
+    }
+}
+
 /// [`tiles_n`] with fewer partner steps than a tile (`na < N`, [`short_partner`]: adjacent elements) over at least
 /// a tile of offsets: each offset's 16-byte load holds its `na` partner steps and the bytes after them, and only
 /// the first `na` rows of the transpose are stored. A tile any of whose loads would end past `end` walks its
-/// offsets instead (the highest offsets of a pass: 16 bytes from them may leave the caller's range).
+/// offsets instead (the highest offsets of a pass: 16 bytes from them may leave the caller's range). `NA`, when
+/// not 0, is `na` as a constant ([`short_bytes`]).
 ///
 /// # Safety
-/// As for [`table_tiles`], with `na < N <= offsets.len()` and `a_src == E`.
+/// As for [`table_tiles`], with `na < N <= offsets.len()`, `a_src == E`, and `NA` 0 or `na`.
 #[target_feature(enable = "avx2")]
-unsafe fn tiles_short<const N: usize, const E: usize>(src: *const u8, dst: *mut u8, offsets: &[i32], p: Partner) {
-    let Partner { na, a_dst, end, ahead, .. } = p;
+unsafe fn tiles_short<const N: usize, const E: usize, const NA: usize>(
+    src: *const u8,
+    dst: *mut u8,
+    offsets: &[i32],
+    p: Partner,
+) {
+    let Partner { a_dst, end, ahead, .. } = p;
+    let na = if NA == 0 { p.na } else { NA };
     let n = offsets.len();
-    debug_assert!(N * E == 16 && n >= N && na < N && p.a_src == E as isize);
+    debug_assert!(N * E == 16 && n >= N && na < N && p.a_src == E as isize && (NA == 0 || NA == p.na));
     let steps = Steps::<E, 1>::new();
     let mut j0 = 0;
     while j0 < n {
@@ -792,7 +828,8 @@ mod short_tests {
             eprintln!("no AVX2 here: the short tiles do not run");
             return;
         }
-        for na in [3, 5, 15] {
+        // Every channel count of bytes: each has an instance of its own (`short_bytes`), 3 the one of any count.
+        for na in 3..16 {
             check::<u8, 1>(na);
         }
         for na in [2, 7] {
