@@ -620,6 +620,44 @@ fn padded_rows_of_a_few_bytes_through_the_row_shuffle() {
 }
 
 #[test]
+fn broadcast_rows_into_padded_rows_through_the_table() {
+    // Every row of the table reads the same bytes (a broadcast row dimension) into destination rows spaced by the
+    // output's padding: the row is computed once and copied to each (`portable/table.rs::table`). A stride-2 gather
+    // of 6, a reversed run of 5 and a 64-byte-apart gather, into rows padded by one element and by 40, for 2 rows, 3
+    // and many.
+    let rows: &[u32] = if cfg!(miri) { &[2, 9] } else { &[2, 3, 70] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
+        for &n in rows {
+            for pad in [1, 40] {
+                case(dt, &[n, 13], Some(&[0, 1]), &[0, 1], &[n, 12], &[1, 2], &[n, 6], Some(&[6 + pad, 1]));
+                case(dt, &[n, 7], Some(&[0, 1]), &[0, 1], &[n, 5], &[1, -1], &[n, 5], Some(&[5 + pad, 1]));
+                let far = 64 / dt.size_in_bytes().unwrap();
+                case(
+                    dt,
+                    &[n, 4 * far],
+                    Some(&[0, 1]),
+                    &[0, 0],
+                    &[n, 4 * far],
+                    &[1, far as i32],
+                    &[n, 4],
+                    Some(&[4 + pad, 1]),
+                );
+            }
+        }
+    }
+    // Those shapes do take the table (a gather and a reverse of a few elements under rows).
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(DataType::Float32, &[70, 13], Some(&[0, 1])).unwrap(),
+        output: BufferTensorDesc::new(DataType::Float32, &[70, 6], Some(&[46, 1])).unwrap(),
+        input_window_offsets: vec![0, 1],
+        input_window_sizes: vec![70, 12],
+        input_window_strides: vec![1, 2],
+    };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+    assert_eq!(op.unwrap().kernel(), "table");
+}
+
+#[test]
 fn gather_tiles_with_nearby_partners() {
     // The transpose partner reads nearby bytes without being one element: each row gathers at a large stride from
     // a start a few elements after the previous row's (rows that read the same lines), forwards and backwards;
