@@ -187,7 +187,8 @@ pub const ZEN_CONTIGUOUS_DIVISOR: usize = 3;
 /// The bytes moved from which each kind of kernel streams its stores ([`ExecOptions::streaming`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StreamingThresholds {
-    /// The bulk copy (contiguous runs on both sides).
+    /// The bulk copy (contiguous runs on both sides), and any kernel but a fill whose replicated loops write at
+    /// least half of the output (the replicas are bulk copies of its blocks).
     pub copy: usize,
     /// The reverse and the gather, which write each call's destination as one contiguous run (streamed lines are
     /// whole lines except at the run's two ends).

@@ -624,11 +624,11 @@ fn broadcast_rows_into_padded_rows_through_the_table() {
     // Every row of the table reads the same bytes (a broadcast row dimension) into destination rows spaced by the
     // output's padding: the row is computed once and copied to each (`portable/table.rs::table`). A stride-2 gather
     // of 6, a reversed run of 5 and a 64-byte-apart gather, into rows padded by one element and by 40, for 2 rows, 3
-    // and many.
+    // and many (under Miri, rows padded by 40 only).
     let rows: &[u32] = if cfg!(miri) { &[2, 9] } else { &[2, 3, 70] };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
         for &n in rows {
-            for pad in [1, 40] {
+            for &pad in if cfg!(miri) { &[40][..] } else { &[1, 40][..] } {
                 case(dt, &[n, 13], Some(&[0, 1]), &[0, 1], &[n, 12], &[1, 2], &[n, 6], Some(&[6 + pad, 1]));
                 case(dt, &[n, 7], Some(&[0, 1]), &[0, 1], &[n, 5], &[1, -1], &[n, 5], Some(&[5 + pad, 1]));
                 let far = 64 / dt.size_in_bytes().unwrap();

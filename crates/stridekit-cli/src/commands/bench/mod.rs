@@ -75,7 +75,8 @@ pub struct BenchArgs {
     /// `--nt-contiguous-min-bytes` and `--nt-fill-min-bytes` then override their kernels' own.
     #[arg(long, value_name = "SIZE")]
     pub nt_min_bytes: Option<String>,
-    /// Override the streaming threshold of the bulk copy alone (ExecOptions::streaming.copy).
+    /// Override the streaming threshold of the bulk copy alone (ExecOptions::streaming.copy; also the threshold of
+    /// a kernel whose replicated loops write at least half of the output).
     #[arg(long, value_name = "SIZE")]
     pub nt_copy_min_bytes: Option<String>,
     /// Override the streaming threshold of the reverse and the gather alone (ExecOptions::streaming.contiguous).
