@@ -203,10 +203,10 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 /// The bytes moved from which a copy streams its stores: the threshold of its inner kernel's kind
 /// ([`ExecOptions::streaming`]), or the bulk copy's when replicated loops write `replicas` copies of each block the
 /// kernel writes (2 or more: at least half of the output is written by the block copies of the replicated loops,
-/// `kernels/dispatch.rs::replicate`, whose stores are the bulk copy's). Fills keep their own threshold: their replicas are the same repeated
-/// bytes a fill writes. A gather of 4121 u16 under 1599 broadcast steps (12.6 MiB moved, sweep1_020 of `--sweep 40
-/// --seed 1 --sweep-max-bytes 64M`) streamed from the gathers' 10.7 MiB on a Zen 4 and ran at 0.22 of the roofline,
-/// 0.39 with ordinary stores (`docs/PERFORMANCE.md`, forty-second round).
+/// `kernels/dispatch.rs::replicate`, whose stores are the bulk copy's). Fills keep their own threshold: their
+/// replicas are the same repeated bytes a fill writes. A gather of 4121 u16 under 1599 broadcast steps (12.6 MiB
+/// moved, sweep1_020 of `--sweep 40 --seed 1 --sweep-max-bytes 64M`) streamed from the gathers' 10.7 MiB on a Zen 4;
+/// with ordinary stores it took 0.74-0.79 of the time (`docs/PERFORMANCE.md`, forty-second round).
 fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> usize {
     let t = options.streaming;
     match inner {

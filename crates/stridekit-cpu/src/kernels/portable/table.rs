@@ -178,16 +178,20 @@ pub(crate) unsafe fn table<T: Elem>(
         unsafe { replicate(dst, block_bytes, block_bytes, c.rows, ctx) };
         return;
     }
-    if c.row_src == 0 && c.rows > 1 && !contiguous && c.row_dst.unsigned_abs() >= block_bytes {
+    if c.row_src == 0
+        && c.rows > 1
+        && !contiguous
+        && c.row_dst.unsigned_abs() >= block_bytes
+        && block_bytes <= BLOCK_MAX_BYTES
+    {
         // Broadcast rows into spaced destination rows (a padded output): every row is the first one, computed once
         // into a stage and copied to each row by the short-row kernel, which requests its destination lines ahead.
         // Walked row by row, 48-byte rows 10824 bytes apart (sweep1_113 of `--sweep 200 --seed 1 --sweep-max-bytes
         // 64M`) took 7.4 ns each, a load and a store per element (`docs/PERFORMANCE.md`, forty-second round).
         let mut stage = std::mem::MaybeUninit::<[u8; BLOCK_MAX_BYTES]>::uninit();
         let stage = stage.as_mut_ptr().cast::<u8>();
-        debug_assert!(block_bytes <= BLOCK_MAX_BYTES);
         // SAFETY: row 0 of the caller's footprint (every row reads it: row_src == 0) into the stage, which holds
-        // the block (the planner's blocks are at most BLOCK_MAX_BYTES); then the stage, read `rows` times (source
+        // the block (block_bytes <= BLOCK_MAX_BYTES, checked above); then the stage, read `rows` times (source
         // step 0), to the caller's destination rows of `block_bytes` at r * row_dst, which do not overlap each
         // other (|row_dst| >= block_bytes) or the stage (a local).
         unsafe {
