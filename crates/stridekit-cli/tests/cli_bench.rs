@@ -289,6 +289,26 @@ fn sweep_is_deterministic_and_its_worst_cases_rerun() {
     assert_eq!(rerun[0]["roofline_bytes"], lines.iter().find(|l| l["case"] == worst_name).unwrap()["roofline_bytes"]);
 }
 
+/// `--check --json` writes the validated cases as a case file: the same cases, which `--cases` then runs.
+#[test]
+fn check_with_json_writes_the_cases_as_a_case_file() {
+    let mut check: Vec<&str> = SWEEP.to_vec();
+    check.extend(["16K", "--check"]);
+    let sizes = run(&check);
+    check.push("--json");
+    let o = run(&check);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let file: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap_or_else(|e| panic!("{e}: {}", stdout(&o)));
+    let names: Vec<&str> = file["cases"].as_array().unwrap().iter().map(|c| c["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["sweep5_000", "sweep5_001", "sweep5_002"], "{file}");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("sweep.json");
+    std::fs::write(&path, stdout(&o)).unwrap();
+    let again = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
+    assert_eq!(again.status.code(), Some(0), "{}", stderr(&again));
+    assert_eq!(stdout(&again), stdout(&sizes), "the file holds the sweep's cases");
+}
+
 #[test]
 fn sweep_table_lists_the_distribution_and_the_worst_cases() {
     let mut args: Vec<&str> = SWEEP.to_vec();

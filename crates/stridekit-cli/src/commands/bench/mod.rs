@@ -109,7 +109,9 @@ pub struct BenchArgs {
     /// Print one JSON object per case (and a summary line) instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Validate every case and print its size, without allocating buffers or timing anything.
+    /// Validate every case and print its size, without allocating buffers or timing anything. With `--json`, print
+    /// the validated cases as a case file instead (a sweep's cases can then be kept, edited and re-run with
+    /// `--cases`).
     #[arg(long)]
     pub check: bool,
     /// Single case: its name in the report.
@@ -245,6 +247,15 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
     let prepared = cases.into_iter().map(prepare).collect::<Result<Vec<_>, CliError>>()?;
     if args.check {
         let mut out = std::io::stdout().lock();
+        if args.json {
+            let cases: Vec<Slice1Case> = prepared.iter().map(|p| p.case.clone()).collect();
+            let note = match args.sweep {
+                Some(n) => format!("stridekit bench --sweep {n} --seed {}, validated", args.seed),
+                None => "validated by stridekit bench --check".to_owned(),
+            };
+            write!(out, "{}", report::case_file(&cases, &note))?;
+            return Ok(ExitCode::SUCCESS);
+        }
         for p in &prepared {
             let elements = p.plan.element_count();
             let bytes = 2 * elements * p.plan.element_size() as u64;
