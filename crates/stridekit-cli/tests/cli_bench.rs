@@ -151,9 +151,14 @@ fn one_case_window_flags_default_as_in_slice() {
     // Only the input: the whole input, unit strides; MaxCopiedElements per dimension from --strides.
     let o = run(&["bench", "--check", "--dtype", "u8", "--input-sizes", "2,3,40", "--strides", "1,1,-3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "cli: valid, 84 output elements, 0.0 MiB moved, 0.0 MiB of lines\n");
+    assert_eq!(facts(&stdout(&o)), ["cli: valid, 84 output elements, 0.0 MiB moved, 0.0 MiB of lines"]);
     let o = run(&["bench", "--check", "--dtype", "f32", "--input-sizes", "4,5", "--offsets", "1,2"]);
-    assert_eq!(stdout(&o), "cli: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines\n", "{}", stderr(&o));
+    assert_eq!(
+        facts(&stdout(&o)),
+        ["cli: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines"],
+        "{}",
+        stderr(&o)
+    );
     // Planes to pixels (CHW -> HWC) from the input sizes and the output strides alone, timed and verified.
     let o = run(&["bench", "--json", "--dtype", "u8", "--input-sizes", "3,8,40", "--output-strides", "1,120,3"]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
@@ -170,7 +175,7 @@ fn a_bare_list_of_cases_is_a_case_file() {
     std::fs::write(&path, text).unwrap();
     let o = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
-    assert_eq!(stdout(&o), "rows: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines\n");
+    assert_eq!(facts(&stdout(&o)), ["rows: valid, 9 output elements, 0.0 MiB moved, 0.0 MiB of lines"]);
 }
 
 #[test]
@@ -180,11 +185,31 @@ fn check_validates_without_timing() {
     let o = run(&["bench", "--check", "--cases", path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert_eq!(
-        stdout(&o),
-        "flip_u8: valid, 512 output elements, 0.0 MiB moved, 0.0 MiB of lines\n\
-         nhwc_f16: valid, 640 output elements, 0.0 MiB moved, 0.0 MiB of lines\n"
+        facts(&stdout(&o)),
+        [
+            "flip_u8: valid, 512 output elements, 0.0 MiB moved, 0.0 MiB of lines",
+            "nhwc_f16: valid, 640 output elements, 0.0 MiB moved, 0.0 MiB of lines"
+        ]
     );
     assert!(!stderr(&o).contains("[1/"), "nothing is timed: {}", stderr(&o));
+    // Each line names the program the timed run compiles for the case, with the same options.
+    let checked = plans(&stdout(&o));
+    let o = run(&["bench", "--json", "--cases", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let timed: Vec<String> =
+        json_lines(&stdout(&o)).iter().filter_map(|l| l["plan"].as_str().map(str::to_owned)).collect();
+    assert_eq!(checked, timed);
+    assert!(timed.iter().all(|p| !p.is_empty()), "{timed:?}");
+}
+
+/// The facts of each line `--check` prints, without the plan after them.
+fn facts(text: &str) -> Vec<&str> {
+    text.lines().map(|l| l.split_once("; plan: ").expect("every line names its plan").0).collect()
+}
+
+/// The plan each line of `--check` names.
+fn plans(text: &str) -> Vec<String> {
+    text.lines().map(|l| l.split_once("; plan: ").expect("every line names its plan").1.to_owned()).collect()
 }
 
 /// The case files shipped in bench/ and the peer benchmark's (when `../shared` is beside the repository, as in

@@ -48,6 +48,15 @@ const READ_ORDER_MIN_BLOCK: usize = 512;
 /// first run, single calls of 1 and 53 MiB 1.46 and 5.2 (sweep2_058, sweep2_053, edges of 6%).
 const SMALL_TRANSPOSE_MAX_BYTES: usize = 256 << 10;
 
+/// The source step (bytes) from which each source row of a small transpose ([`small_run`]) reads lines of its own:
+/// from it, such a transpose goes through a table even without a partner for it (step 1b). The seven cases of
+/// `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-16 that change plan, eight alternating rounds, time
+/// ratios table / tiles (`docs/PERFORMANCE.md`, forty-fourth round): rows 84 bytes apart 0.71 (sweep11_014, 6 x 7
+/// f32), 1904 bytes 0.62 (sweep7_023), 7296 bytes 0.23 (sweep11_112), 14-654 KB and more 0.31-0.67 (sweep16_063,
+/// sweep10_121, sweep11_095, sweep3_029). Rows 34 bytes apart (sweep1_098, 8 x 11 u16, several rows to a line)
+/// keep the tiles: the table's walk took 1.47x their time.
+const FAR_ROW_BYTES: usize = 64;
+
 /// Whether the SIMD tiles of a transpose of `na` rows of `nb` elements of `e` bytes leave at least a tenth of its
 /// elements to their scalar edge (the rows and columns outside whole tiles, [`tile_size`]). A small such transpose
 /// into contiguous rows ([`SMALL_TRANSPOSE_MAX_BYTES`]) goes through a table whose partner tiles take the
@@ -436,6 +445,12 @@ impl Program {
             }
             _ => false,
         };
+        // A small transpose ([`small_run`]) whose source rows each read lines of their own ([`FAR_ROW_BYTES`])
+        // keeps the table even where `transposed` finds no partner for it (below): the table walks a call's
+        // elements from offsets computed once and requests the next pass's lines, where the tiles set up every
+        // small call and leave its ragged part to scalar moves.
+        let far_small = small_run(inner, esize, !dims.is_empty())
+            && matches!(inner, Inner::Transpose { b_src, .. } if b_src.unsigned_abs() >= FAR_ROW_BYTES);
         let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny || transposed {
             true => {
                 let mut tdims = all.clone();
@@ -453,7 +468,11 @@ impl Program {
                 // A transpose proper keeps its tiles unless the table takes its partner, a whole tile of steps
                 // (`na >= 16 / esize` above): `shuffles` is passed as true so that no short partner counts.
                 match built {
-                    Some(t) if transposed && table_partner(&dims_of(&tdims), &call_of(&t), esize, true).is_none() => {
+                    Some(t)
+                        if transposed
+                            && !far_small
+                            && table_partner(&dims_of(&tdims), &call_of(&t), esize, true).is_none() =>
+                    {
                         (inner, None, (0, 0))
                     }
                     Some(t) => {
@@ -694,6 +713,23 @@ mod tests {
         // A call of more than a table block (3 x 48) keeps the transpose.
         let p = compile(u16, &[64, 3, 48], Some(&[4, 1, 5000]), &[1; 3], &[64, 3, 48], None);
         assert!(matches!(p.inner, Inner::Transpose { na: 3, nb: 48, .. }), "{:?}", p.inner);
+    }
+
+    #[test]
+    fn small_transposes_of_rows_a_page_apart_take_a_table_without_a_partner() {
+        // 4 steps of 12 pixels of 7 u16 gathered from 7 rows (sweep16_063's shape, smaller): the table takes the
+        // whole call when each row reads lines of its own (rows 10000 bytes apart: 0.31 of the time; 80 bytes:
+        // sweep11_014 took 0.71), the tiles keep rows 34 bytes apart (sweep1_098: the table's walk took 1.47x the
+        // time; `docs/PERFORMANCE.md`, forty-fourth round).
+        let u16 = DataType::Uint16;
+        for (row, table) in [(5000, true), (40, true), (32, true), (17, false), (31, false)] {
+            let p = compile(u16, &[4, 7, 12], Some(&[24, row, 1]), &[1; 3], &[4, 7, 12], Some(&[84, 1, 7]));
+            match p.inner {
+                Inner::Table(t) => assert!(table && t.block == 84, "rows {row} apart: {t:?}"),
+                Inner::Transpose { na: 12, nb: 7, .. } => assert!(!table, "rows {row} apart"),
+                other => panic!("rows {row} apart: {other:?}"),
+            }
+        }
     }
 
     #[test]

@@ -771,6 +771,27 @@ fn transposes_of_a_table_block_under_loops_through_a_table() {
 }
 
 #[test]
+fn small_transposes_of_rows_a_line_apart_through_a_table_without_a_partner() {
+    // Pixels of 7 channels gathered from 7 rows a line or more apart, 12 pixels a call (at most 256 bytes), under a
+    // loop of steps that reads neither the next element nor a few on (no partner for the table): the table takes
+    // the call as its block (`planner::FAR_ROW_BYTES`). Rows forwards and reversed, pixels forwards and reversed,
+    // rows 40 and 5000 elements apart. Under Miri 3 steps, one type, one distance.
+    let steps: u32 = if cfg!(miri) { 3 } else { 30 };
+    let rows: &[u32] = if cfg!(miri) { &[40] } else { &[40, 5000] };
+    for dt in common::types_for_run(&[DataType::Uint16, DataType::Float32]) {
+        for &row in rows {
+            for (sr, sp) in [(1, 1), (-1, 1), (1, -1)] {
+                let input = [steps, 7, 12];
+                let strides = [24, row, 1];
+                case(dt, &input, Some(&strides), &[0; 3], &input, &[1, sr, sp], &input, Some(&[84, 1, 7]));
+            }
+        }
+    }
+    // The route: a table, not the transpose tiles.
+    assert_eq!(kernel_of(DataType::Uint16, &[steps, 7, 12], Some(&[24, 40, 1]), Some(&[84, 1, 7])), "table");
+}
+
+#[test]
 fn small_ragged_planes_into_pixels_through_table_partners() {
     // Planes of c channels into pixels (CHW -> HWC) under a loop of images, calls of 20-83 pixels: the SIMD tiles
     // would leave most of each call to their edge, so the table takes it with the pixels as its partner (one

@@ -28,7 +28,7 @@ use std::process::ExitCode;
 use stridekit::ops::case::Slice1Case;
 use stridekit::ops::traffic::Traffic;
 use stridekit::{Slice1Desc, Slice1Plan};
-use stridekit_cpu::{ExecOptions, StreamingThresholds};
+use stridekit_cpu::{ExecOptions, PreparedSlice1, StreamingThresholds};
 
 /// The most timed samples per case.
 pub const MAX_REPS: usize = 1000;
@@ -259,9 +259,12 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode, CliError> {
         for p in &prepared {
             let elements = p.plan.element_count();
             let bytes = 2 * elements * p.plan.element_size() as u64;
+            // The program the CPU planner compiles for this machine and these options, as the timed rows name it,
+            // so that a planner change can be checked against a case file without timing it.
+            let program = PreparedSlice1::new(&p.plan, options.clone())?.describe();
             writeln!(
                 out,
-                "{}: valid, {elements} output elements, {:.1} MiB moved, {:.1} MiB of lines",
+                "{}: valid, {elements} output elements, {:.1} MiB moved, {:.1} MiB of lines; plan: {program}",
                 report::escape(&p.case.name),
                 bytes as f64 / (1 << 20) as f64,
                 p.traffic.bytes() as f64 / (1 << 20) as f64
