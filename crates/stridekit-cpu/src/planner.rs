@@ -15,6 +15,9 @@
 //!    (short rows below a stage's worth, [`crate::kernels::stores_ordinarily`]): their requests for ownership
 //!    need a rising destination more than the reads need a rising source (68-byte rows under loops read last to
 //!    first, sweep1_108: 0.24 of the roofline flipped, 0.40 not; `docs/PERFORMANCE.md`, fortieth round).
+//!    Nor an innermost loop whose calls write adjacent blocks that only a rising loop streams through the stage
+//!    ([`crate::kernels::stage_block`]). Transposes into contiguous pixels whose calls write only a few lines do not
+//!    stream at all ([`short_pixels`]).
 //!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
 //!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes; and loops
 //!    that read again, from beyond the reuse budget, the lines of one call go innermost
@@ -26,7 +29,9 @@
 //!    destination rows an outer loop writes again, so that their partial lines are completed while in L1.
 
 use crate::ExecOptions;
-use crate::kernels::{SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stores_ordinarily, tile_size};
+use crate::kernels::{
+    SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block, stores_ordinarily, tile_size,
+};
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
@@ -226,6 +231,31 @@ fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> 
         _ => t.other,
     }
 }
+
+/// Whether `inner` is a transpose into contiguous pixels (`a_dst == nb * esize`) whose call writes less than
+/// [`SHORT_PIXELS_MAX_BYTES`]: such a copy stores ordinarily (step 3), unless replicated loops write most of its
+/// output (their copies stream on their own terms). Streamed, a call streams its aligned middle and stores its
+/// ends ordinarily, so that the line where two calls meet is written both ways, and a call of a few lines is
+/// mostly such lines: two planes of f32 interleaved 43 pairs a call (344 bytes, 107 MiB, sweep5_168) ran at
+/// 0.06 of the roofline streamed and 0.65 stored ordinarily.
+fn short_pixels(inner: Inner, esize: usize) -> bool {
+    match inner {
+        Inner::Transpose { na, a_dst, nb, .. } => {
+            let row = nb.saturating_mul(esize);
+            usize::try_from(a_dst).ok() == Some(row) && row.saturating_mul(na) < SHORT_PIXELS_MAX_BYTES
+        }
+        _ => false,
+    }
+}
+
+/// The call size (bytes written) below which a transpose into contiguous pixels stores ordinarily ([`short_pixels`]).
+/// The ten cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-16 whose plan it changes, six
+/// alternating rounds, time ratios ordinary / streamed (`docs/PERFORMANCE.md`, forty-fourth round): 0.11
+/// (sweep5_168), 0.48 (sweep3_198, 7 x 7 u64), 0.74 (sweep15_167), 0.80 (sweep4_189), 0.84 (sweep2_029), 0.91-0.97
+/// (sweep13_194, sweep1_098, sweep3_142), 1.04 and 1.12 (sweep5_163, sweep5_022); geometric mean 0.69. Calls of up
+/// to 4 KiB (36 cases, four rounds) were split: 1.4-1.8x slower for six calls of 0.5-3.5 KiB (sweep10_130,
+/// sweep15_103, sweep4_110, sweep11_104, sweep12_150) and a replicated one (sweep10_067).
+const SHORT_PIXELS_MAX_BYTES: usize = 512;
 
 /// A normalised dimension in elements while planning (a [`stridekit::CopyDim`] with shorter names).
 #[derive(Debug, Clone, Copy)]
@@ -546,10 +576,18 @@ impl Program {
         let mut src_start = isize::try_from(usize::try_from(start).ok()?.checked_mul(esize)?).ok()?;
         let mut dst_start = bytes(shift.1)?;
         let replicas = outer.iter().filter(|d| d.replicate).try_fold(1usize, |k, d| k.checked_mul(d.n))?;
-        let streaming = options.simd && moved >= streaming_min_bytes(inner, replicas, options) as u64;
+        let streaming = options.simd
+            && moved >= streaming_min_bytes(inner, replicas, options) as u64
+            && !(replicas < 2 && short_pixels(inner, esize));
         let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
         if streaming && !ordinary {
-            for d in outer.iter_mut().filter(|d| d.src < 0) {
+            // The innermost loop stays rising where its calls write adjacent blocks that are not whole lines, which
+            // only a rising loop streams through the stage (`kernels/stage.rs`): flipped, each call streamed its
+            // middle and stored the lines it shares with its neighbours ordinarily.
+            let staged =
+                outer.last().is_some_and(|d| stage_block(inner, d.n, d.dst, esize).is_some_and(|b| b % 64 != 0));
+            let keep = if staged { outer.len() - 1 } else { outer.len() };
+            for d in outer[..keep].iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
                 src_start = src_start.checked_add(steps.checked_mul(d.src)?)?;
                 dst_start = dst_start.checked_add(steps.checked_mul(d.dst)?)?;
@@ -782,6 +820,64 @@ mod tests {
         // Rows longer than the short moves stream their whole lines; short rows spaced in the destination are never
         // staged, so they store ordinarily at any count.
         assert!(!stores_ordinarily(50, 132, 132) && stores_ordinarily(70, 68, 72));
+    }
+
+    #[test]
+    fn short_transposes_into_contiguous_pixels_store_ordinarily() {
+        // Two planes of u32 interleaved into pairs under a loop of images (sweep5_168's shape, smaller): a call of
+        // 43 pairs (344 bytes) stores ordinarily even where everything streams (0.11 of the time), a call of 80
+        // (640 bytes) streams.
+        let u32 = DataType::Uint32;
+        let always = ExecOptions { streaming: StreamingThresholds::all(0), simd: true, ..ExecOptions::default() };
+        for (pixels, streams) in [(43, false), (80, true)] {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(u32, &[50, 2, pixels + 17], None).unwrap(),
+                output: BufferTensorDesc::new(u32, &[50, 2, pixels], Some(&[2 * pixels, 1, 2])).unwrap(),
+                input_window_offsets: vec![0; 3],
+                input_window_sizes: vec![50, 2, pixels],
+                input_window_strides: vec![1; 3],
+            };
+            let p = Program::compile(&desc.validate().unwrap(), &always).unwrap();
+            let pixels = pixels as usize;
+            assert!(matches!(p.inner, Inner::Transpose { na, nb: 2, .. } if na == pixels), "{}", p.describe());
+            assert_eq!(p.streaming, streams, "{}", p.describe());
+        }
+    }
+
+    #[test]
+    fn streaming_copies_keep_a_staged_innermost_loop_rising() {
+        // A value per row filling 213 bytes, the rows read bottom-up (sweep8_132's shape, smaller), and two planes
+        // of u32 interleaved 83 pairs a call under images read last to first: the calls write adjacent blocks that
+        // are not whole lines, which only a rising loop streams through the stage, so the loop is not flipped
+        // (0.69 of the time for sweep8_132, 0.59 for sweep17_181). A block of whole lines (256 bytes) is flipped.
+        let always = ExecOptions { streaming: StreamingThresholds::all(0), simd: true, ..ExecOptions::default() };
+        let plan = |input: BufferTensorDesc, output: BufferTensorDesc, offsets: Vec<u32>, strides: Vec<i32>| {
+            let sizes = output.sizes.clone();
+            let desc = Slice1Desc {
+                input,
+                output,
+                input_window_offsets: offsets,
+                input_window_sizes: sizes,
+                input_window_strides: strides,
+            };
+            Program::compile(&desc.validate().unwrap(), &always).unwrap()
+        };
+        for (row, rising) in [(213, true), (256, false)] {
+            let u8 = DataType::Uint8;
+            let input = BufferTensorDesc::new(u8, &[50, row], Some(&[659, 0])).unwrap();
+            let output = BufferTensorDesc::new(u8, &[50, row], None).unwrap();
+            let p = plan(input, output, vec![0, 0], vec![-1, 1]);
+            assert!(p.streaming && matches!(p.inner, Inner::Fill { .. }), "{}", p.describe());
+            let row = row as isize;
+            let expected = if rising { (-659, row) } else { (659, -row) };
+            assert_eq!((p.outer[0].src, p.outer[0].dst), expected, "{}", p.describe());
+        }
+        let u32 = DataType::Uint32;
+        let input = BufferTensorDesc::new(u32, &[50, 2, 97], None).unwrap();
+        let output = BufferTensorDesc::new(u32, &[50, 2, 83], Some(&[166, 1, 2])).unwrap();
+        let p = plan(input, output, vec![0; 3], vec![-1, 1, 1]);
+        assert!(p.streaming && matches!(p.inner, Inner::Transpose { na: 83, nb: 2, .. }), "{}", p.describe());
+        assert_eq!((p.outer[0].src, p.outer[0].dst), (-776, 664), "{}", p.describe());
     }
 
     #[test]

@@ -895,7 +895,8 @@ fn interleaves_irregular_planes_through_narrow_table_partners() {
 #[test]
 fn fills_of_every_length() {
     // One fill of 1-40 elements (the short stores of every length class), and one fill per padded row of 65-200
-    // bytes (a vector body, its head when streaming and its tail of every length; the padding keeps the sentinel).
+    // bytes (a vector body, its head when streaming and its tail of every length; the padding keeps the sentinel),
+    // or per adjacent row, the rows' values read last to first.
     let (short, long): (Vec<u32>, Vec<u32>) = if cfg!(miri) {
         (vec![1, 3, 4, 7, 8, 15, 16, 17, 31], vec![72, 104, 136])
     } else {
@@ -908,6 +909,8 @@ fn fills_of_every_length() {
         }
         for n in long.iter().filter(|&&b| b % e == 0).map(|&b| b / e) {
             case(dt, &[3, n], Some(&[1, 0]), &[0, 0], &[3, n], &[1, 1], &[3, n], Some(&[n + 3, 1]));
+            // Adjacent rows, their values read bottom-up: streamed through the stage, the loop kept rising.
+            case(dt, &[6, n], Some(&[1, 0]), &[0, 0], &[6, n], &[-1, 1], &[6, n], None);
         }
     }
 }

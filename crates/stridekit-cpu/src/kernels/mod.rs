@@ -35,6 +35,7 @@ pub(crate) use pages::advise_huge_pages;
 pub(crate) use portable::rows::{SHORT_ROW_MAX_BYTES, stores_ordinarily};
 pub(crate) use portable::table::{TableCall, narrow_partner, short_partner};
 pub(crate) use split::{Split, inner_count};
+pub(crate) use stage::stage_block;
 
 /// Elements per side of the square SIMD tile of the x86 transpose kernels for `e`-byte elements (`x86/tiles.rs`);
 /// the planner counts the elements a transpose leaves outside whole tiles with it.

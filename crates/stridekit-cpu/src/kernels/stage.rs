@@ -39,20 +39,23 @@ struct Stage([u8; 64 + STAGE_BYTES]);
 /// the block) and their boundaries fall inside lines (the block is not whole lines, or the first one does not start
 /// a line).
 pub(super) fn staged(inner: Inner, steps: usize, d: isize, dst: *const u8, ctx: Ctx) -> Option<usize> {
-    if !ctx.nt || steps < STAGED_STEPS_MIN {
+    if !ctx.nt {
         return None;
     }
-    if !matches!(inner, Inner::Fill { .. } | Inner::Transpose { .. }) {
+    stage_block(inner, steps, d, ctx.esize)
+        .filter(|&block| !block.is_multiple_of(64) || !(dst as usize).is_multiple_of(64))
+}
+
+/// The block of `inner` (`esize`-byte elements) when `steps` calls `d` bytes apart are of the kind [`staged`]
+/// takes, whatever the stores and the destination's alignment: fills and transposes, each call one contiguous
+/// block of at most [`STAGED_BLOCK_MAX`] bytes, the blocks adjacent and rising (`d` is the block). The planner
+/// keeps such a loop rising when it flips the others for streaming stores.
+pub(crate) fn stage_block(inner: Inner, steps: usize, d: isize, esize: usize) -> Option<usize> {
+    if steps < STAGED_STEPS_MIN || !matches!(inner, Inner::Fill { .. } | Inner::Transpose { .. }) {
         return None;
     }
-    match inner.dst_block(ctx.esize) {
-        Some((true, block))
-            if block <= STAGED_BLOCK_MAX
-                && d == block as isize
-                && (!block.is_multiple_of(64) || !(dst as usize).is_multiple_of(64)) =>
-        {
-            Some(block)
-        }
+    match inner.dst_block(esize) {
+        Some((true, block)) if block <= STAGED_BLOCK_MAX && d == block as isize => Some(block),
         _ => None,
     }
 }
