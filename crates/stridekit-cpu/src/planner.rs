@@ -16,8 +16,9 @@
 //!    need a rising destination more than the reads need a rising source (68-byte rows under loops read last to
 //!    first, sweep1_108: 0.24 of the roofline flipped, 0.40 not; `docs/PERFORMANCE.md`, fortieth round).
 //!    Nor an innermost loop whose calls write adjacent blocks that only a rising loop streams through the stage
-//!    ([`crate::kernels::stage_block`]). Transposes into contiguous pixels whose calls write only a few lines do not
-//!    stream at all ([`short_pixels`]).
+//!    ([`crate::kernels::stage_block`]). Transposes into contiguous pixels whose calls write only a few lines, and
+//!    gathers, reverses and fills of short blocks that share lines, do not stream at all ([`short_pixels`],
+//!    [`short_calls`]).
 //!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
 //!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes; and loops
 //!    that read again, from beyond the reuse budget, the lines of one call go innermost
@@ -247,6 +248,32 @@ fn short_pixels(inner: Inner, esize: usize) -> bool {
         _ => false,
     }
 }
+
+/// Whether `inner` is a gather, reverse or fill whose call writes a block of less than [`SHORT_CALL_MAX_BYTES`]
+/// under an innermost loop that reads forwards and whose destination rises by less than a line more than the block
+/// (so that the blocks of neighbouring calls share lines). Streamed, each call streams the whole lines of its block
+/// and stores its ends ordinarily, so that the lines two calls share are written both ways. A loop that reads
+/// backwards keeps streaming, for which step 3 turns it to read forwards.
+fn short_calls(inner: Inner, esize: usize, outer: &[Dim]) -> bool {
+    let block = match inner {
+        Inner::Gather { n, .. } | Inner::Reverse { n } | Inner::Fill { n } => n.saturating_mul(esize),
+        _ => return false,
+    };
+    block < SHORT_CALL_MAX_BYTES
+        && outer
+            .last()
+            .is_some_and(|d| d.src >= 0 && usize::try_from(d.dst).is_ok_and(|step| step > 0 && step < block + 64))
+}
+
+/// The block (bytes a call writes) below which a gather, reverse or fill into blocks that share lines stores
+/// ordinarily ([`short_calls`]). Measured as time ratios ordinary / streamed (`docs/PERFORMANCE.md`, forty-fourth
+/// round): first every such call of under 512 bytes (77 cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M`
+/// seeds 1-30, three alternating rounds: 0.37-2.3, geometric mean 0.93), from which the rule was drawn: blocks of
+/// 384 bytes and more were mostly slower (1.04-2.3), and so were loops reading backwards (1.1-2.5, which ordinary
+/// stores leave unflipped) and blocks further apart than a line (2.4 for 288-byte blocks 992 apart). The rule as it
+/// stands changes 62 cases of seeds 1-50 (geometric mean 0.72 in those rounds, worst 1.49) and 19 of seeds 51-70,
+/// drawn after it was fixed: four rounds, geometric mean 0.79, 0.35-1.23.
+const SHORT_CALL_MAX_BYTES: usize = 384;
 
 /// The call size (bytes written) below which a transpose into contiguous pixels stores ordinarily ([`short_pixels`]).
 /// The ten cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-16 whose plan it changes, six
@@ -578,7 +605,7 @@ impl Program {
         let replicas = outer.iter().filter(|d| d.replicate).try_fold(1usize, |k, d| k.checked_mul(d.n))?;
         let streaming = options.simd
             && moved >= streaming_min_bytes(inner, replicas, options) as u64
-            && !(replicas < 2 && short_pixels(inner, esize));
+            && !(replicas < 2 && (short_pixels(inner, esize) || short_calls(inner, esize, &outer)));
         let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
         if streaming && !ordinary {
             // The innermost loop stays rising where its calls write adjacent blocks that are not whole lines, which
@@ -841,6 +868,33 @@ mod tests {
             let pixels = pixels as usize;
             assert!(matches!(p.inner, Inner::Transpose { na, nb: 2, .. } if na == pixels), "{}", p.describe());
             assert_eq!(p.streaming, streams, "{}", p.describe());
+        }
+    }
+
+    #[test]
+    fn short_gathers_into_rows_that_share_lines_store_ordinarily() {
+        // Every other byte of 142 (sweep35_030's shape, smaller) into rows 142 bytes apart, or 30 more: the calls'
+        // blocks share lines, so even where everything streams the copy stores ordinarily; rows 100 bytes apart
+        // from each other's ends (no line shared), rows of 400 bytes, or rows read bottom-up stream.
+        let u8 = DataType::Uint8;
+        let always = ExecOptions { streaming: StreamingThresholds::all(0), simd: true, ..ExecOptions::default() };
+        for (n, pad, down, streams) in [
+            (142, 0, false, false),
+            (142, 30, false, false),
+            (142, 100, false, true),
+            (400, 0, false, true),
+            (142, 0, true, true),
+        ] {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(u8, &[60, 2 * n + 15], None).unwrap(),
+                output: BufferTensorDesc::new(u8, &[60, n], Some(&[n + pad, 1])).unwrap(),
+                input_window_offsets: vec![0; 2],
+                input_window_sizes: vec![60, 2 * n],
+                input_window_strides: vec![if down { -1 } else { 1 }, 2],
+            };
+            let p = Program::compile(&desc.validate().unwrap(), &always).unwrap();
+            assert!(matches!(p.inner, Inner::Gather { .. }), "{}", p.describe());
+            assert_eq!(p.streaming, streams, "{n} bytes, {pad} padding, down {down}: {}", p.describe());
         }
     }
 
