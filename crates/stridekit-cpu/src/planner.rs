@@ -56,11 +56,11 @@ const SMALL_TRANSPOSE_MAX_BYTES: usize = 256 << 10;
 
 /// The source step (bytes) from which each source row of a small transpose ([`small_run`]) reads lines of its own:
 /// from it, such a transpose goes through a table even without a partner for it (step 1b). The seven cases of
-/// `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-16 that change plan, eight alternating rounds, time
-/// ratios table / tiles (`docs/PERFORMANCE.md`, forty-fourth round): rows 84 bytes apart 0.71 (sweep11_014, 6 x 7
-/// f32), 1904 bytes 0.62 (sweep7_023), 7296 bytes 0.23 (sweep11_112), 14-654 KB and more 0.31-0.67 (sweep16_063,
-/// sweep10_121, sweep11_095, sweep3_029). Rows 34 bytes apart (sweep1_098, 8 x 11 u16, several rows to a line)
-/// keep the tiles: the table's walk took 1.47x their time.
+/// `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-16 that change plan (`bench/small_transposes.json`),
+/// six alternating rounds, time ratios table / tiles (`docs/PERFORMANCE.md`, forty-fourth round): rows 84 bytes
+/// apart 0.30 (sweep11_014, 6 x 7 f32), 1904 bytes 0.66 (sweep7_023), 7296 bytes 0.17 (sweep11_112), 14 KB to
+/// 5.6 MB 0.23-0.78 (sweep16_063, sweep10_121, sweep11_095, sweep3_029); geometric mean 0.39. Rows 34 bytes apart
+/// (sweep1_098, 8 x 11 u16, several rows to a line) keep the tiles: the table's walk took 1.47x their time.
 const FAR_ROW_BYTES: usize = 64;
 
 /// Whether the SIMD tiles of a transpose of `na` rows of `nb` elements of `e` bytes leave at least a tenth of its
@@ -783,8 +783,8 @@ mod tests {
     #[test]
     fn small_transposes_of_rows_a_page_apart_take_a_table_without_a_partner() {
         // 4 steps of 12 pixels of 7 u16 gathered from 7 rows (sweep16_063's shape, smaller): the table takes the
-        // whole call when each row reads lines of its own (rows 10000 bytes apart: 0.31 of the time; 80 bytes:
-        // sweep11_014 took 0.71), the tiles keep rows 34 bytes apart (sweep1_098: the table's walk took 1.47x the
+        // whole call when each row reads lines of its own (rows 10000 bytes apart: 0.23 of the time; 80 bytes:
+        // sweep11_014 took 0.30), the tiles keep rows 34 bytes apart (sweep1_098: the table's walk took 1.47x the
         // time; `docs/PERFORMANCE.md`, forty-fourth round).
         let u16 = DataType::Uint16;
         for (row, table) in [(5000, true), (40, true), (32, true), (17, false), (31, false)] {

@@ -775,7 +775,7 @@ fn small_transposes_of_rows_a_line_apart_through_a_table_without_a_partner() {
     // Pixels of 7 channels gathered from 7 rows a line or more apart, 12 pixels a call (at most 256 bytes), under a
     // loop of steps that reads neither the next element nor a few on (no partner for the table): the table takes
     // the call as its block (`planner::FAR_ROW_BYTES`). Rows forwards and reversed, pixels forwards and reversed,
-    // rows 40 and 5000 elements apart. Under Miri 3 steps, one type, one distance.
+    // rows 40 and 5000 elements apart. Under Miri 3 steps and one distance.
     let steps: u32 = if cfg!(miri) { 3 } else { 30 };
     let rows: &[u32] = if cfg!(miri) { &[40] } else { &[40, 5000] };
     for dt in common::types_for_run(&[DataType::Uint16, DataType::Float32]) {

@@ -109,9 +109,9 @@ pub struct BenchArgs {
     /// Print one JSON object per case (and a summary line) instead of the table.
     #[arg(long)]
     pub json: bool,
-    /// Validate every case and print its size, without allocating buffers or timing anything. With `--json`, print
-    /// the validated cases as a case file instead (a sweep's cases can then be kept, edited and re-run with
-    /// `--cases`).
+    /// Validate every case and print its size and the program the CPU planner compiles for it (with the options
+    /// given), without allocating buffers or timing anything. With `--json`, print the validated cases as a case file
+    /// instead (a sweep's cases can then be kept, edited and re-run with `--cases`).
     #[arg(long)]
     pub check: bool,
     /// Single case: its name in the report.
