@@ -240,13 +240,8 @@ fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> 
 /// mostly such lines: two planes of f32 interleaved 43 pairs a call (344 bytes, 107 MiB, sweep5_168) ran at
 /// 0.06 of the roofline streamed and 0.65 stored ordinarily.
 fn short_pixels(inner: Inner, esize: usize) -> bool {
-    match inner {
-        Inner::Transpose { na, a_dst, nb, .. } => {
-            let row = nb.saturating_mul(esize);
-            usize::try_from(a_dst).ok() == Some(row) && row.saturating_mul(na) < SHORT_PIXELS_MAX_BYTES
-        }
-        _ => false,
-    }
+    matches!(inner, Inner::Transpose { .. })
+        && matches!(inner.dst_block(esize), Some((true, block)) if block < SHORT_PIXELS_MAX_BYTES)
 }
 
 /// Whether `inner` is a gather, reverse or fill whose call writes a block of less than [`SHORT_CALL_MAX_BYTES`]
@@ -255,14 +250,13 @@ fn short_pixels(inner: Inner, esize: usize) -> bool {
 /// and stores its ends ordinarily, so that the lines two calls share are written both ways. A loop that reads
 /// backwards keeps streaming, for which step 3 turns it to read forwards.
 fn short_calls(inner: Inner, esize: usize, outer: &[Dim]) -> bool {
-    let block = match inner {
-        Inner::Gather { n, .. } | Inner::Reverse { n } | Inner::Fill { n } => n.saturating_mul(esize),
-        _ => return false,
-    };
-    block < SHORT_CALL_MAX_BYTES
-        && outer
+    let rows_share_lines = |block: usize| {
+        outer
             .last()
             .is_some_and(|d| d.src >= 0 && usize::try_from(d.dst).is_ok_and(|step| step > 0 && step < block + 64))
+    };
+    matches!(inner, Inner::Gather { .. } | Inner::Reverse { .. } | Inner::Fill { .. })
+        && inner.dst_block(esize).is_some_and(|(_, block)| block < SHORT_CALL_MAX_BYTES && rows_share_lines(block))
 }
 
 /// The block (bytes a call writes) below which a gather, reverse or fill into blocks that share lines stores
@@ -506,9 +500,10 @@ impl Program {
         // keeps the table even where `transposed` finds no partner for it (below): the table walks a call's
         // elements from offsets computed once and requests the next pass's lines, where the tiles set up every
         // small call and leave its ragged part to scalar moves.
-        let far_small = small_run(inner, esize, !dims.is_empty())
-            && matches!(inner, Inner::Transpose { b_src, .. } if b_src.unsigned_abs() >= FAR_ROW_BYTES);
-        let (inner, table, shift) = match small_run(inner, esize, !dims.is_empty()) || tiny || transposed {
+        let small = small_run(inner, esize, !dims.is_empty());
+        let far_small =
+            small && matches!(inner, Inner::Transpose { b_src, .. } if b_src.unsigned_abs() >= FAR_ROW_BYTES);
+        let (inner, table, shift) = match small || tiny || transposed {
             true => {
                 let mut tdims = all.clone();
                 let mut built = TablePlan::build(&mut tdims, esize, options.simd);
