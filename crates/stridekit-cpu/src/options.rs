@@ -11,10 +11,10 @@ pub struct ExecOptions {
     /// [`streaming`](Self::streaming)) run on one thread; bulk copies (contiguous runs on
     /// both sides, the `copy` kernel) from twice this, since they move their bytes fastest.
     pub parallel_min_bytes: usize,
-    /// The bytes moved (the input bytes a copy reads plus the output bytes it writes) from which each kind of
-    /// kernel uses non-temporal (streaming) stores, so that a copy that does not fit the last-level cache does not
-    /// first read every destination line. Whether a copy stays in the cache depends on both sides, not on the output
-    /// alone: a 22.5 MiB copy moves 45 MiB. Defaults ([`default_streaming`](Self::default_streaming)): the
+    /// The bytes moved (the distinct input lines a copy reads plus the output lines it writes, 64 bytes each) from
+    /// which each kind of kernel uses non-temporal (streaming) stores, so that a copy that does not fit the
+    /// last-level cache does not first read every destination line. Whether a copy stays in the cache depends on
+    /// both sides, not on the output alone: a 22.5 MiB copy moves 45 MiB. Defaults ([`default_streaming`](Self::default_streaming)): the
     /// machine's profile (`stridekit calibrate`), else [`StreamingRule`], from the CPU's vendor and its detected
     /// last-level cache.
     pub streaming: StreamingThresholds,

@@ -233,6 +233,35 @@ fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> 
     }
 }
 
+/// Whether the copy's footprint reaches `threshold` bytes: the distinct lines it reads plus the lines it writes
+/// (`stridekit::ops::traffic`, what the memory system must move and the cache must hold), counted exactly within
+/// [`FOOTPRINT_BUDGET`], else `moved` ([`moved_bytes`], the estimate). The estimate charges every element read its
+/// innermost input stride: a transpose reading 120-byte pixels 1720 bytes apart into planes (sweep1_158 of
+/// `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M`) was charged 45 MiB, where it reads 4.4 MiB of
+/// lines and writes 2.8 MiB; and rows of a few bytes a page apart were charged their bytes, where each reads a line.
+/// Thresholds of 0 and `usize::MAX` (streaming always or never) count nothing.
+///
+/// Measured on the Zen 4 of `docs/PERFORMANCE.md`'s forty-fifth round: the exact count changes the streaming
+/// decision of 269 of the 4000 cases of seeds 1-20; 102 of them (25 of each group) timed in three alternating
+/// rounds, time ratios exact / estimate: tables that no longer stream 0.87 (geometric mean, 0.49-1.28), tables
+/// that now stream 0.83 (0.50-1.37), transposes that no longer stream 0.94 (0.63-1.30), short rows that now stream
+/// 0.98 (0.73-1.54); all 102: 0.905.
+fn footprint_reaches(plan: &Slice1Plan, moved: u64, threshold: usize) -> bool {
+    match threshold {
+        0 => true,
+        usize::MAX => false,
+        t => {
+            let traffic = stridekit::ops::traffic::Traffic::of_slice1_within(plan, FOOTPRINT_BUDGET);
+            (if traffic.exact { traffic.bytes() } else { moved }) >= t as u64
+        }
+    }
+}
+
+/// The work (bitmap words and rows marked) within which [`footprint_reaches`] counts a plan's lines exactly: at most
+/// a few milliseconds when a plan is compiled, and in practice microseconds (the sweep's 4000 cases of seeds 1-20
+/// compile in 0.01 s more with the count than without).
+const FOOTPRINT_BUDGET: u64 = 1 << 20;
+
 /// Whether `inner` is a transpose into contiguous pixels (`a_dst == nb * esize`) whose call writes less than
 /// [`SHORT_PIXELS_MAX_BYTES`]: such a copy stores ordinarily (step 3), unless replicated loops write most of its
 /// output (their copies stream on their own terms). Streamed, a call streams its aligned middle and stores its
@@ -377,9 +406,8 @@ pub(crate) struct Program {
     /// The bytes the copy moves through the memory system ([`moved_bytes`]: output bytes written plus input bytes
     /// read): what the thread split is decided on (`ExecOptions::parallel_min_bytes`).
     pub moved_bytes: usize,
-    /// Use streaming stores: the copy moves at least its kernel's threshold of `ExecOptions::streaming` (see
-    /// [`moved_bytes`], [`streaming_min_bytes`]) and SIMD is
-    /// allowed. Decided once here; the loop flip of step 3 depends on it.
+    /// Use streaming stores: the lines the copy reads and writes reach its kernel's threshold of
+    /// `ExecOptions::streaming` (see [`footprint_reaches`], [`streaming_min_bytes`]) and SIMD is allowed. Decided once here; the loop flip of step 3 depends on it.
     pub streaming: bool,
     /// The destination bytes of one inner kernel call form one contiguous block.
     pub inner_dst_contiguous: bool,
@@ -599,7 +627,7 @@ impl Program {
         let mut dst_start = bytes(shift.1)?;
         let replicas = outer.iter().filter(|d| d.replicate).try_fold(1usize, |k, d| k.checked_mul(d.n))?;
         let streaming = options.simd
-            && moved >= streaming_min_bytes(inner, replicas, options) as u64
+            && footprint_reaches(plan, moved, streaming_min_bytes(inner, replicas, options))
             && !(replicas < 2 && (short_pixels(inner, esize) || short_calls(inner, esize, &outer)));
         let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
         if streaming && !ordinary {
@@ -1068,7 +1096,7 @@ mod tests {
     }
 
     #[test]
-    fn streaming_and_threads_are_decided_on_bytes_read_plus_written() {
+    fn streaming_is_decided_on_the_lines_read_plus_written() {
         let f32 = DataType::Float32;
         let plan = |in_sizes: &[u32], in_strides: Option<&[u32]>, strides: &[i32], out: &[u32]| {
             let desc = Slice1Desc {
@@ -1080,7 +1108,9 @@ mod tests {
             };
             desc.validate().unwrap()
         };
-        // A plain copy of 4 KiB moves 8 KiB; a stride-2 gather of 4 KiB reads 8 KiB more; a broadcast row reads 64 B.
+        let lines = |p: &Slice1Plan| stridekit::ops::traffic::Traffic::of_slice1(p).bytes() as usize;
+        // The estimate of the thread split: a plain copy of 4 KiB moves 8 KiB; a stride-2 gather of 4 KiB reads
+        // 8 KiB more; a broadcast row reads 64 B.
         let copy = plan(&[16, 64], None, &[1, 1], &[16, 64]);
         let gather = plan(&[16, 128], None, &[1, 2], &[16, 64]);
         let broadcast = plan(&[16, 16], Some(&[0, 1]), &[1, 1], &[16, 16]);
@@ -1090,43 +1120,72 @@ mod tests {
         // Four elements far apart, each broadcast 64 times: 16 bytes read, not 1 KiB.
         let far = plan(&[64, 2, 2], Some(&[0, 100_000, 1]), &[1, 1, 1], &[64, 2, 2]);
         assert_eq!(moved_bytes(&far.normalized()), 1024 + 16);
+        // Streaming follows the lines: the gather's 128 lines read and 64 written.
+        assert_eq!((lines(&copy), lines(&gather)), (8192, 12288));
         let t = StreamingThresholds { copy: 8192, contiguous: 8192, fill: 65536, other: 65536 };
         let options = ExecOptions { streaming: t, ..ExecOptions::default() };
         let streams = |p: &Slice1Plan, options: &ExecOptions| Program::compile(p, options).unwrap().streaming;
-        // Each kernel streams from its own kind's threshold, whatever the others say: the copy's 8 KiB moved from
-        // 8192, not 8193; the gather's 12284 bytes from 12284, not 12285; a fill from what it moves.
+        // Each kernel streams from its own kind's threshold, whatever the others say: the copy's 8 KiB from 8192,
+        // not 8193; the gather's 12288 bytes from 12288, not 12289; a fill from its lines.
         let (x, o) = (StreamingThresholds::NEVER, StreamingThresholds::ALWAYS);
         let at = |t: StreamingThresholds| ExecOptions { streaming: t, ..options.clone() };
         assert!(streams(&copy, &at(StreamingThresholds { copy: 8192, ..x })));
         assert!(!streams(&copy, &at(StreamingThresholds { copy: 8193, ..o })));
-        assert!(streams(&gather, &at(StreamingThresholds { contiguous: 12284, ..x })));
-        assert!(!streams(&gather, &at(StreamingThresholds { contiguous: 12285, ..o })));
+        assert!(streams(&gather, &at(StreamingThresholds { contiguous: 12288, ..x })));
+        assert!(!streams(&gather, &at(StreamingThresholds { contiguous: 12289, ..o })));
         let fill = plan(&[4, 1024], Some(&[1, 0]), &[1, 1], &[4, 1024]);
         assert!(matches!(Program::compile(&fill, &options).unwrap().inner, Inner::Fill { .. }));
-        let moved = moved_bytes(&fill.normalized()) as usize;
-        assert!(streams(&fill, &at(StreamingThresholds { fill: moved, ..x })));
-        assert!(!streams(&fill, &at(StreamingThresholds { fill: moved + 1, ..o })));
+        assert_eq!(lines(&fill), 16384 + 64);
+        assert!(streams(&fill, &at(StreamingThresholds { fill: 16384 + 64, ..x })));
+        assert!(!streams(&fill, &at(StreamingThresholds { fill: 16384 + 65, ..o })));
         // The other kernels from the last threshold: a transpose of 64 x 64 f32 moves 32 KiB.
         let transpose = plan(&[64, 64], Some(&[1, 64]), &[1, 1], &[64, 64]);
         assert!(matches!(Program::compile(&transpose, &options).unwrap().inner, Inner::Transpose { .. }));
+        assert_eq!(lines(&transpose), 32768);
         assert!(streams(&transpose, &at(StreamingThresholds { other: 32768, ..x })));
         assert!(!streams(&transpose, &at(StreamingThresholds { other: 32769, ..o })));
         // A kernel under replicated loops from the bulk copy's threshold, whose block copies write most of the
-        // output: a stride-2 gather of 64 f32 broadcast 16 times moves 4 KiB written plus the 508 bytes it spans.
+        // output: a stride-2 gather of 64 f32 broadcast 16 times writes 4 KiB and reads the 8 lines it spans.
         let replicated = plan(&[16, 128], Some(&[0, 1]), &[1, 2], &[16, 64]);
         let p = Program::compile(&replicated, &options).unwrap();
         assert!(matches!(p.inner, Inner::Gather { .. }) && p.outer.iter().any(|d| d.replicate && d.n == 16));
-        let moved = moved_bytes(&replicated.normalized()) as usize;
-        assert_eq!(moved, 4096 + 508);
-        assert!(streams(&replicated, &at(StreamingThresholds { copy: moved, ..x })));
-        assert!(!streams(&replicated, &at(StreamingThresholds { copy: moved + 1, ..o })));
+        assert_eq!(lines(&replicated), 4096 + 512);
+        assert!(streams(&replicated, &at(StreamingThresholds { copy: 4096 + 512, ..x })));
+        assert!(!streams(&replicated, &at(StreamingThresholds { copy: 4096 + 513, ..o })));
         // A fill's replicas are fills: it keeps the fills' threshold (a broadcast element under a broadcast loop
         // of 16 rows of 64 elements written once each, then replicated, or run again: either way, a fill's).
         let filled = plan(&[16, 64], Some(&[0, 0]), &[1, 1], &[16, 64]);
         assert!(matches!(Program::compile(&filled, &options).unwrap().inner, Inner::Fill { .. }));
-        let moved = moved_bytes(&filled.normalized()) as usize;
-        assert!(streams(&filled, &at(StreamingThresholds { fill: moved, ..x })));
-        assert!(!streams(&filled, &at(StreamingThresholds { fill: moved + 1, ..o })));
+        assert_eq!(lines(&filled), 4096 + 64);
+        assert!(streams(&filled, &at(StreamingThresholds { fill: 4096 + 64, ..x })));
+        assert!(!streams(&filled, &at(StreamingThresholds { fill: 4096 + 65, ..o })));
+        // A transpose of 120-byte pixels 1720 bytes apart into 120 planes of 2000 (sweep1_158's shape, smaller):
+        // the estimate charges each element a line, capped at the 3.4 MB the input spans; the transpose reads 2-3
+        // lines a pixel and writes its 240 KB, under a 1 MiB threshold.
+        let u8 = DataType::Uint8;
+        let desc = Slice1Desc {
+            input: BufferTensorDesc::new(u8, &[2000, 120], Some(&[1720, 1])).unwrap(),
+            output: BufferTensorDesc::new(u8, &[2000, 120], Some(&[1, 2000])).unwrap(),
+            input_window_offsets: vec![0, 0],
+            input_window_sizes: vec![2000, 120],
+            input_window_strides: vec![1, 1],
+        };
+        let pixels = desc.validate().unwrap();
+        let estimate = moved_bytes(&pixels.normalized()) as usize;
+        let footprint = lines(&pixels);
+        assert!(estimate > 3 << 20 && footprint < 1 << 20, "{estimate} {footprint}");
+        let other = |other| at(StreamingThresholds { other, ..x });
+        let p = Program::compile(&pixels, &other(1 << 20)).unwrap();
+        assert!(matches!(p.inner, Inner::Transpose { .. } | Inner::Table(_)) && !p.streaming, "{}", p.describe());
+        assert!(Program::compile(&pixels, &other(footprint)).unwrap().streaming);
+        // Beyond the count's budget the estimate decides: f32 elements a line apart, 1024 rows of 2048 overlapping
+        // at a stride of 17 (rows that share lines, counted on a bitmap).
+        let overlapping = plan(&[1024, 2048], Some(&[17, 16]), &[1, 1], &[1024, 2048]);
+        assert!(!stridekit::ops::traffic::Traffic::of_slice1_within(&overlapping, FOOTPRINT_BUDGET).exact);
+        let moved = moved_bytes(&overlapping.normalized());
+        let threshold = usize::try_from(moved).unwrap();
+        assert!(footprint_reaches(&overlapping, moved, threshold));
+        assert!(!footprint_reaches(&overlapping, moved, threshold + 1));
         // The thread split is decided on the same bytes (twice as many for a bulk copy): the gather writes 4 KiB but
         // moves 12 KiB.
         let options = ExecOptions { threads: 2, parallel_min_bytes: 4096, ..ExecOptions::default() };

@@ -32,8 +32,10 @@ use crate::Slice1Plan;
 /// The cache line size the counts use, in bytes.
 pub const CACHE_LINE_BYTES: u64 = 64;
 
-/// Work (bitmap bits plus rows marked) above which a side is bounded instead of counted exactly.
-const EXACT_BUDGET: u64 = 1 << 27;
+/// Work (bitmap bits plus rows marked) above which a side is bounded instead of counted exactly, by
+/// [`Traffic::of_slice1`] and [`lines_touched`] (at most 16 MiB of bitmap). A caller that counts on every call takes
+/// a smaller budget with [`Traffic::of_slice1_within`].
+pub const EXACT_BUDGET: u64 = 1 << 27;
 
 /// The cache lines a copy reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -49,13 +51,20 @@ pub struct Traffic {
 impl Traffic {
     /// The traffic of `plan`, with both buffers starting on a cache line.
     pub fn of_slice1(plan: &Slice1Plan) -> Traffic {
+        Traffic::of_slice1_within(plan, EXACT_BUDGET)
+    }
+
+    /// [`of_slice1`](Self::of_slice1) with at most `budget` units of work (bitmap words and rows marked) for each
+    /// side's exact count; beyond it that side is the upper bound and `exact` is `false`. The work, and the bitmap's
+    /// memory, are bounded by the budget whatever the plan: the CPU planner counts every plan it compiles this way.
+    pub fn of_slice1_within(plan: &Slice1Plan, budget: u64) -> Traffic {
         let e = plan.element_size() as u64;
         let sizes = plan.output_sizes();
         let dims = |strides: &[i64]| -> Vec<(u64, i64)> {
             sizes.iter().zip(strides).map(|(&n, &s)| (u64::from(n), s)).collect()
         };
-        let read = lines_touched(e, plan.input_start(), &dims(plan.input_strides()));
-        let written = lines_touched(e, 0, &dims(plan.output_strides()));
+        let read = lines_touched_within(e, plan.input_start(), &dims(plan.input_strides()), budget);
+        let written = lines_touched_within(e, 0, &dims(plan.output_strides()), budget);
         Traffic { lines_read: read.lines, lines_written: written.lines, exact: read.exact && written.exact }
     }
 
@@ -78,6 +87,12 @@ pub struct LineCount {
 /// (offsets in elements of `element_size` bytes, a power of two up to 64; `dims` as `(size, stride)`, any order).
 /// The smallest offset must not be negative. An empty dimension (size 0) means no element and no line.
 pub fn lines_touched(element_size: u64, start: u64, dims: &[(u64, i64)]) -> LineCount {
+    lines_touched_within(element_size, start, dims, EXACT_BUDGET)
+}
+
+/// [`lines_touched`] with at most `budget` units of work for the exact count (bitmap words and rows marked, per
+/// residue of the line the rows start at); beyond it the result is the upper bound, `exact: false`.
+pub fn lines_touched_within(element_size: u64, start: u64, dims: &[(u64, i64)], budget: u64) -> LineCount {
     assert!(element_size.is_power_of_two() && element_size <= CACHE_LINE_BYTES, "element size {element_size}");
     if dims.iter().any(|&(n, _)| n == 0) {
         return LineCount { lines: 0, exact: true };
@@ -153,7 +168,7 @@ pub fn lines_touched(element_size: u64, start: u64, dims: &[(u64, i64)]) -> Line
     let span_lines = spans[first_outer] / l + 2;
     let used = hist.iter().filter(|&&c| c > 0).count() as u64;
     let work = used.saturating_mul(span_lines.saturating_add(rows.saturating_mul(row.work(l))));
-    if middle.is_empty() || work <= EXACT_BUDGET {
+    if middle.is_empty() || work <= budget {
         let lines =
             (0..l).filter(|&r| hist[r as usize] > 0).map(|r| hist[r as usize] * block_lines(l, r, row, middle)).sum();
         return LineCount { lines, exact: true };
@@ -357,6 +372,14 @@ mod tests {
         let c = lines_touched(8, 0, &[(1 << 14, 9), (1 << 14, 8)]);
         assert!(!c.exact);
         assert_eq!(c.lines, (17 * ((1u64 << 14) - 1)) / 8 + 1);
+        // A smaller budget bounds sets that the default counts: 2^9 rows of 2^9 such elements.
+        let dims = [(1 << 9, 9), (1 << 9, 8)];
+        let exact = lines_touched(8, 0, &dims);
+        assert!(exact.exact);
+        assert_eq!(exact.lines, brute(8, 0, &dims));
+        let bounded = lines_touched_within(8, 0, &dims, 1 << 16);
+        assert!(!bounded.exact && bounded.lines >= exact.lines);
+        assert_eq!(bounded.lines, (17 * ((1u64 << 9) - 1)) / 8 + 1);
     }
 
     #[test]
