@@ -19,9 +19,8 @@
 //!    ([`crate::kernels::stage_block`]). Transposes into contiguous pixels whose calls write only a few lines, and
 //!    gathers, reverses and fills of short blocks that share lines, do not stream at all ([`short_pixels`],
 //!    [`short_calls`]).
-//!    Before that, when each inner call writes a destination block of at least 512 bytes, the outer loops are
-//!    ordered by source stride instead of destination stride, so that consecutive calls read nearby bytes; and loops
-//!    that read again, from beyond the reuse budget, the lines of one call go innermost
+//!    Before that, the outer loops keep the destination's order (consecutive calls write nearby bytes), except that
+//!    loops that read again, from beyond the reuse budget, the lines of one call go innermost
 //!    ([`crate::reuse::rereading_loops_inside`]).
 //! 3. **Mark replicable dimensions**: a broadcast (source stride 0) dimension over a destination-contiguous block is
 //!    executed once and then copied block by block (to adjacent steps, or to steps spaced by the output's padding).
@@ -36,9 +35,6 @@ use crate::kernels::{
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
 use stridekit::Slice1Plan;
-
-/// The destination bytes one kernel call must write for step 1c to order the outer loops by source stride.
-const READ_ORDER_MIN_BLOCK: usize = 512;
 
 /// The largest transpose call (bytes written) that [`ragged`] sends through a table. Small calls under outer loops
 /// pay the tiles' set-up (chunks, prefetches, edges) at every step, where the table computed its offsets when the
@@ -588,13 +584,12 @@ impl Program {
         for d in &dims {
             outer.push(Dim { n: count(d.n)?, src: bytes(d.src)?, dst: bytes(d.dst)?, replicate: false });
         }
-        // Step 1c: when one kernel call writes a destination block of at least READ_ORDER_MIN_BLOCK bytes, order
-        // the outer loops for the source instead (largest |source stride| outermost), so that consecutive calls read
-        // nearby bytes: the hardware prefetcher follows a stream, and blocks this large are whole lines in any
-        // order. Broadcast loops stay where they are (step 2 replicates them in place).
-        if inner_dst_contiguous && inner_block_bytes >= READ_ORDER_MIN_BLOCK && outer.iter().all(|d| d.src != 0) {
-            outer.sort_by_key(|d| std::cmp::Reverse(d.src.unsigned_abs()));
-        }
+        // The outer loops stay in the normalised view's order, by destination stride, whatever the kernel writes a
+        // call: consecutive calls write nearby bytes. Ordering them by source stride for calls writing 512 bytes or
+        // more (so that consecutive calls read nearby bytes) cost time on the Zen 4 of `docs/PERFORMANCE.md`'s
+        // forty-fifth round: the 91 cases of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds 1-10 whose
+        // plan it changed ran in 0.934 of the time in destination order (copies 0.84, gathers 0.91, tables 0.92,
+        // transposes and short rows 0.98-1.00; three alternating rounds), and the 82 of seeds 81-90 in 0.923.
         // Loops that re-read the lines of one call from beyond the reuse budget where they are go innermost.
         crate::reuse::rereading_loops_inside(&mut outer, inner, table.as_deref(), esize, options.reuse_tile_bytes);
         // Step 2: replicable broadcast dimensions, from the inside out (before the streaming decision of step 3,
@@ -992,11 +987,11 @@ mod tests {
         let p = compile(f32, &[2, 32, 4, 8], None, &[1; 4], &[2, 32, 4, 8], Some(&[1024, 1, 256, 32]));
         assert_eq!(p.inner, Inner::Transpose { na: 32, a_src: 4, a_dst: 128, nb: 32, b_src: 128 });
         assert_eq!(p.outer.len(), 1);
-        // 2 KiB rows written in another order than they are read: the outer loops follow the source.
+        // 2 KiB rows written in another order than they are read: the outer loops follow the destination.
         let p = compile(f32, &[4, 8, 512], None, &[1; 3], &[4, 8, 512], Some(&[512, 2048, 1]));
         assert_eq!(p.inner, Inner::Copy { bytes: 2048 });
         let order: Vec<(usize, isize, isize)> = p.outer.iter().map(|d| (d.n, d.src, d.dst)).collect();
-        assert_eq!(order, [(4, 16384, 2048), (8, 2048, 8192)]);
+        assert_eq!(order, [(8, 2048, 8192), (4, 16384, 2048)]);
         // Row broadcast: one outer loop, replicated.
         let p = compile(f32, &[8, 4, 32], Some(&[0, 0, 1]), &[1; 3], &[8, 4, 32], None);
         assert_eq!(p.inner, Inner::Copy { bytes: 128 });
