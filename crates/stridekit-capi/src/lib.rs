@@ -46,8 +46,8 @@
 //! - **Counts**: a `DimensionCount` above 8 is never valid and its array is not read (see the `read` module);
 //!   reading is bounded to 8 values per array and nothing is allocated from a caller's count.
 //! - **Threading**: `SK_OPERATOR` is immutable after creation and `Send + Sync`; `skExecuteOperator` may run on many
-//!   threads at once with distinct outputs. Copies that move at least 512 KiB (output bytes written plus
-//!   input bytes read, 1 MiB for plain copies: `ExecOptions::parallel_min_bytes`, the CPU backend's default) run on
+//!   threads at once with distinct outputs. Copies that move at least 256 KiB (output bytes written plus
+//!   input bytes read, 512 KiB for plain copies and fills: `ExecOptions::parallel_min_bytes`, the CPU backend's default) run on
 //!   the calling thread and Rayon's global pool; smaller ones on the calling thread only. Streaming stores start
 //!   where the CPU backend's defaults say: this machine's profile when `stridekit calibrate` wrote one, else the
 //!   vendor's rule (`ExecOptions::default_streaming`).

@@ -30,23 +30,29 @@ pub struct ExecOptions {
     pub reuse_tile_bytes: usize,
 }
 
-/// The default of [`ExecOptions::parallel_min_bytes`]: 512 KiB moved (written plus read; 1 MiB for bulk copies),
-/// below which a second thread costs more than it saves. The split is decided on the bytes moved, not on the output
-/// alone: a gather that reads a line for every 5 bytes it writes, or a transpose that reads lines from hundreds of
-/// rows, takes as long as a copy of all those lines.
+/// The default of [`ExecOptions::parallel_min_bytes`]: 256 KiB moved (written plus read; 512 KiB for bulk copies
+/// and fills), below which a second thread costs more than it saves. The split is decided on the bytes moved, not
+/// on the output alone: a gather that reads a line for every 5 bytes it writes, or a transpose that reads lines from
+/// hundreds of rows, takes as long as a copy of all those lines.
 ///
-/// On the sixth development machine (2 vCPUs of an AMD EPYC under KVM, Zen 3, 32 MiB L3), once the caller no longer
-/// waited for a sleeping pool thread to start (the claimed parts of `kernels/split.rs`), the cases of `stridekit
-/// bench --sweep 200 --seed 1 --sweep-max-bytes 64M` moving 1-2 MiB ran in 0.30-0.81 of their one-thread time on two
-/// threads (19 cases; one at 1.17), and those moving 0.5-1 MiB in 0.54-0.95, except five plain copies of 0.5-0.9
-/// MiB at 1.00-1.14 (tens of microseconds, where a split gains nothing): two alternating rounds each, corrected for
-/// the drift of the other cases (2026-11-26).
+/// On the seventh development machine (2 vCPUs of an AMD EPYC under KVM, Zen 4, 1 MiB of L2 per core, 32 MiB L3),
+/// 256 KiB against 512 KiB (copies at twice each) over the cases of `stridekit bench --sweep 200 --seed S
+/// --sweep-max-bytes 64M` whose thread count changes, three alternating rounds, time split over time whole: seeds
+/// 1-10, 86 cases at a geometric mean of 0.837 (tables 0.73, copies 0.78, rows 0.74); seeds 81-90, not looked at
+/// while choosing, 70 cases at 0.879 (copies 0.80, tables 0.81, rows 0.86). Fills were the exception, 1.14 and
+/// 1.19 (18 and 14 cases): a fill is bound by its stores, which one core's write-combining buffers nearly saturate,
+/// so a fill keeps the threshold of a copy (2026-12-04).
+///
+/// On the sixth (2 vCPUs of an AMD EPYC under KVM, Zen 3, 32 MiB L3), once the caller no longer waited for a
+/// sleeping pool thread to start (the claimed parts of `kernels/split.rs`), the cases of the seed-1 sweep moving
+/// 1-2 MiB ran in 0.30-0.81 of their one-thread time on two threads (19 cases; one at 1.17), and those moving
+/// 0.5-1 MiB in 0.54-0.95, except five plain copies of 0.5-0.9 MiB at 1.00-1.14 (2026-11-26).
 ///
 /// History: with `rayon::join` of halves, whose caller sleeps until a pool thread has woken, the threshold had to be
 /// higher. On the fourth development machine (2 vCPUs of an Intel Xeon, AVX-512, 105 MiB L3) the sweep ran at 0.527
 /// / 0.508 / 0.489 of the roofline with 2 / 4 / 8 MiB moved, and 0.482 with the rule before (4 MiB of output); on
 /// the first (an AMD EPYC under KVM) outputs of 1-2 MiB ran at 0.26 of the roofline split and 0.37 on one thread.
-pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 512 << 10;
+pub const DEFAULT_PARALLEL_MIN_BYTES: usize = 256 << 10;
 /// The most [`StreamingRule::EarlyStreaming`] streams the strided kernels and fills from (the `other` and `fill`
 /// of [`ExecOptions::streaming`]), and their threshold under every rule when the last-level cache size cannot be
 /// detected ([`ExecOptions::last_level_cache_bytes`]): 8 MiB. A large last-level cache is no promise of

@@ -1192,5 +1192,12 @@ mod tests {
         assert_eq!((parts(&copy, &options), parts(&gather, &options), parts(&broadcast, &options)), (2, 2, 1));
         let options = ExecOptions { parallel_min_bytes: 4097, ..options };
         assert_eq!((parts(&copy, &options), parts(&gather, &options)), (1, 2));
+        // A fill is bound by its stores and splits at twice the threshold, as a bulk copy does: 4 KiB written and
+        // one element read move 4100 bytes.
+        let fill = plan(&[1024], Some(&[0]), &[1], &[1024]);
+        assert_eq!(Program::compile(&fill, &options).unwrap().inner.name(), "fill");
+        assert_eq!(moved_bytes(&fill.normalized()), 4100);
+        let at = |bytes| ExecOptions { parallel_min_bytes: bytes, ..options };
+        assert_eq!((parts(&fill, &at(2050)), parts(&fill, &at(2051)), parts(&gather, &at(2051))), (2, 1, 2));
     }
 }

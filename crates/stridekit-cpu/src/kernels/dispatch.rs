@@ -148,10 +148,10 @@ unsafe fn run_program(checked: &Checked, src: *const u8, dst: *mut u8, options: 
 
 /// How many threads the program `p` is split over: every thread of `options` when it moves at least
 /// `parallel_min_bytes` (written plus read, [`Program::moved_bytes`]; twice that for a bulk copy, which moves its
-/// bytes fastest: [`ExecOptions::parallel_min_bytes`]), otherwise one.
+/// bytes fastest, and for a fill, whose stores alone bound it: [`ExecOptions::parallel_min_bytes`]), otherwise one.
 pub(crate) fn split_threads(p: &Program, options: &ExecOptions) -> usize {
     let min = match p.inner {
-        Inner::Copy { .. } => options.parallel_min_bytes.saturating_mul(2),
+        Inner::Copy { .. } | Inner::Fill { .. } => options.parallel_min_bytes.saturating_mul(2),
         _ => options.parallel_min_bytes,
     };
     if p.moved_bytes >= min { options.effective_threads() } else { 1 }
