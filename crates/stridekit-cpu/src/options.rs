@@ -41,7 +41,8 @@ pub struct ExecOptions {
 /// 1-10, 86 cases at a geometric mean of 0.837 (tables 0.73, copies 0.78, rows 0.74); seeds 81-90, not looked at
 /// while choosing, 70 cases at 0.879 (copies 0.80, tables 0.81, rows 0.86). Fills were the exception, 1.14 and
 /// 1.19 (18 and 14 cases): a fill is bound by its stores, which one core's write-combining buffers nearly saturate,
-/// so a fill keeps the threshold of a copy (2026-12-04).
+/// so a fill keeps the threshold of a copy. The built change against the build before it, same cases without the
+/// fills: 0.878 (68) and 0.789 (56) (2026-12-04; `docs/PERFORMANCE.md`, forty-sixth round).
 ///
 /// On the sixth (2 vCPUs of an AMD EPYC under KVM, Zen 3, 32 MiB L3), once the caller no longer waited for a
 /// sleeping pool thread to start (the claimed parts of `kernels/split.rs`), the cases of the seed-1 sweep moving
