@@ -27,6 +27,37 @@ const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
 /// Tiles of rows ahead that a block of rows prefetches when the whole next chunk is too large to.
 pub(crate) const PREFETCH_TILES: usize = 2;
 
+/// Whether [`transpose_chunks`] requests the next chunk's lines of every source row at once, before each chunk of
+/// `chunk` elements of `e` bytes: when there is a next chunk and the `nb` rows' lines of one fit
+/// [`PREFETCH_CHUNK_BYTES`].
+fn whole_chunk_prefetch(na: usize, nb: usize, chunk: usize, e: usize) -> bool {
+    na > chunk && nb.saturating_mul(chunk * e) <= PREFETCH_CHUNK_BYTES
+}
+
+/// The fewest tiles of source rows `b` (destination columns) for which [`transpose_chunks`] walks a chunk pixel by
+/// pixel ([`by_pixels`]).
+const BY_PIXELS_MIN_TILES: usize = 3;
+
+/// Whether [`transpose_chunks`] walks a chunk of `rows` rows `a` (destination pixels) a tile of them at a time, each
+/// across all `nb` source rows `b`, rather than a tile of source rows at a time across the chunk: when the whole
+/// next chunk is requested at once (`whole_chunk_prefetch`, so the walk requests nothing row by row), the narrow
+/// form does not take the chunk (`narrow`), and there are at least [`BY_PIXELS_MIN_TILES`] tiles of source rows.
+/// Walked by source rows, a chunk writes 16-32 bytes of each of its 32-256 destination rows per step and comes back
+/// to each row once per tile of source rows; walked by pixels, each tile of pixels writes its rows whole, one run of
+/// `tile * a_dst` bytes when the rows are contiguous, while the chunk's source lines (at most
+/// `PREFETCH_CHUNK_BYTES`) stay in L1 either way.
+///
+/// Measured on an Intel Xeon (2 vCPUs, model 207, L2 2 MiB per core; `docs/PERFORMANCE.md`, forty-seventh round), time
+/// ratios by pixels / by source rows, ABBA rounds of `stridekit bench --cases F --json` with the two orders: the 75
+/// transposes of `--sweep 200 --sweep-max-bytes 64M` seeds 1-20 whose chunks could take either walk, 4 rounds: 0.95
+/// for the 46 with at least three tiles of source rows (30 u64 planes into 2101 pixels, sweep1_076: 0.76; 94 u64
+/// planes: 0.81), 1.06 for those with fewer (5-8 planes of u64: up to 1.28), hence the threshold; the 37 such
+/// transposes of seeds 21-40, drawn after it was fixed, two runs of 6 rounds: 0.98 and 0.92 (roofline ratios 0.94
+/// and 0.95).
+fn by_pixels(whole_chunk_prefetch: bool, narrow: bool, rows: usize, nb: usize, tile: usize) -> bool {
+    whole_chunk_prefetch && !narrow && rows >= tile && nb >= BY_PIXELS_MIN_TILES * tile
+}
+
 /// Whether [`transpose_avx2`] suits a transpose of `na` destination rows of `nb` elements of `e` bytes (`a_dst`
 /// bytes apart): at least a tile of rows, or pixels of at most a tile of elements into a contiguous destination
 /// (the interleave and narrow forms). With fewer rows otherwise (two to seven planes out of pixels, say) every
@@ -261,7 +292,7 @@ unsafe fn transpose_chunks<T: Elem>(
     // with more rows, or a single chunk, each block of rows prefetches the rows `PREFETCH_TILES` tiles ahead
     // instead (rows a line or more apart defeat the hardware prefetcher, which stays inside a 4 KiB page: 120-byte
     // rows 1720 bytes apart ran at 0.06 of the roofline).
-    let whole_chunk_prefetch = na > chunk && nb.saturating_mul(chunk * e) <= PREFETCH_CHUNK_BYTES;
+    let whole_chunk_prefetch = whole_chunk_prefetch(na, nb, chunk, e);
     let mut c0 = 0;
     while c0 < na {
         let c1 = (c0 + chunk).min(na);
@@ -287,71 +318,96 @@ unsafe fn transpose_chunks<T: Elem>(
                     .write_unaligned(src.offset(ai * ei + bi * b_src).cast::<T>().read_unaligned())
             }
         };
-        let mut b0 = 0;
-        while b0 < nb {
-            if !whole_chunk_prefetch {
-                for b in b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile {
-                    // Rows past the last one are the first rows of the next chunk, so that a chunk does not start on
-                    // cold rows.
-                    let (b, a0, a1) = match b < nb {
-                        true => (b, c0, c1),
-                        false if c1 < na && b - nb < nb => (b - nb, c1, (c1 + chunk).min(na)),
-                        false => break,
-                    };
-                    let row = src.wrapping_offset(a0 as isize * ei + b as isize * b_src);
-                    prefetch_bytes(row, (a1 - a0) * e);
-                }
-            }
-            // A partial tile at the end of `b` or of the chunk's `a` is the last full tile instead, overlapping the
-            // one before it: the overlap is written twice with the same values (outputs never overlap, D1), where
-            // a scalar edge cost 10-20 times a tile's time per element (u8 rows of 120: 8 of every 120 rows).
-            let tile_b = match b0 + tile <= nb {
-                true => Some(b0),
-                false => nb.checked_sub(tile),
-            };
+        if by_pixels(whole_chunk_prefetch, narrow.is_some(), c1 - c0, nb, tile) {
+            // A tile of pixels across every source row, then the next tile; the last tile of each side overlaps
+            // the one before it, as below.
             let mut a0 = c0;
             while a0 < c1 {
-                // Two tiles side by side in `a` where they fit (1-2 byte elements: see `tile_pair_for`).
-                let rows = if e <= 2 && a0 + 2 * tile <= c1 { 2 * tile } else { tile };
-                if let Some(tb) = tile_b
-                    && c1 - c0 >= tile
-                {
-                    let ta = a0.min(c1 - rows);
+                let ta = a0.min(c1 - tile);
+                let mut b0 = 0;
+                while b0 < nb {
+                    let tb = b0.min(nb - tile);
                     let (a, b) = (ta as isize, tb as isize);
-                    request_next_piece(dst, (a, rows), a_dst, (b * ei, tile * e), next);
-                    // SAFETY: the tiles ta .. ta + rows (c0 <= ta, ta + rows <= c1), tb .. tb + tile (tb + tile <=
-                    // nb) lie inside the source range and inside the destination range (or the scratch block,
-                    // rows ta - c0 .. ta - c0 + rows <= chunk).
+                    request_next_piece(dst, (a, tile), a_dst, (b * ei, tile * e), next);
+                    // SAFETY: the tile ta .. ta + tile (c0 <= ta, ta + tile <= c1: c1 - c0 >= tile), tb .. tb + tile
+                    // (tb + tile <= nb) lies inside the source range and inside the destination range (or the
+                    // scratch block, rows ta - c0 .. ta - c0 + tile <= chunk).
                     unsafe {
                         let (s, d) =
                             (src.offset(a * ei + b * b_src), out.offset((ta - out_a0) as isize * a_dst + b * ei));
-                        match rows == tile {
-                            true => tile_for::<T>(s, d, a_dst, b_src),
-                            false => tile_pair_for::<T>(s, d, a_dst, b_src),
-                        }
+                        tile_for::<T>(s, d, a_dst, b_src)
                     };
-                    a0 += rows;
-                    continue;
-                } else if let Some(narrow) = narrow.as_mut()
-                    && a0 + tile <= c1
-                {
-                    // SAFETY: elements a0 .. a0 + tile (a0 + tile <= c1 <= na) of the nb source rows are inside the
-                    // caller's range; the chunk's destination rows (a0 - out_a0 .. c1 - out_a0 of `row_bytes`,
-                    // a_dst == row_bytes) are this call's destination rows or the scratch block's chunk rows.
-                    unsafe {
-                        let s = src.offset(a0 as isize * ei);
-                        narrow.tile::<T>(s, b_src, out, (a0 - out_a0) * row_bytes, (c1 - out_a0) * row_bytes)
-                    };
-                } else {
-                    for a in a0..(a0 + tile).min(c1) {
-                        for b in b0..(b0 + tile).min(nb) {
-                            one(a, b);
-                        }
-                    }
+                    b0 += tile;
                 }
                 a0 += tile;
             }
-            b0 += tile;
+        } else {
+            let mut b0 = 0;
+            while b0 < nb {
+                if !whole_chunk_prefetch {
+                    for b in b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile {
+                        // Rows past the last one are the first rows of the next chunk, so that a chunk does not start on
+                        // cold rows.
+                        let (b, a0, a1) = match b < nb {
+                            true => (b, c0, c1),
+                            false if c1 < na && b - nb < nb => (b - nb, c1, (c1 + chunk).min(na)),
+                            false => break,
+                        };
+                        let row = src.wrapping_offset(a0 as isize * ei + b as isize * b_src);
+                        prefetch_bytes(row, (a1 - a0) * e);
+                    }
+                }
+                // A partial tile at the end of `b` or of the chunk's `a` is the last full tile instead, overlapping the
+                // one before it: the overlap is written twice with the same values (outputs never overlap, D1), where
+                // a scalar edge cost 10-20 times a tile's time per element (u8 rows of 120: 8 of every 120 rows).
+                let tile_b = match b0 + tile <= nb {
+                    true => Some(b0),
+                    false => nb.checked_sub(tile),
+                };
+                let mut a0 = c0;
+                while a0 < c1 {
+                    // Two tiles side by side in `a` where they fit (1-2 byte elements: see `tile_pair_for`).
+                    let rows = if e <= 2 && a0 + 2 * tile <= c1 { 2 * tile } else { tile };
+                    if let Some(tb) = tile_b
+                        && c1 - c0 >= tile
+                    {
+                        let ta = a0.min(c1 - rows);
+                        let (a, b) = (ta as isize, tb as isize);
+                        request_next_piece(dst, (a, rows), a_dst, (b * ei, tile * e), next);
+                        // SAFETY: the tiles ta .. ta + rows (c0 <= ta, ta + rows <= c1), tb .. tb + tile (tb + tile <=
+                        // nb) lie inside the source range and inside the destination range (or the scratch block,
+                        // rows ta - c0 .. ta - c0 + rows <= chunk).
+                        unsafe {
+                            let (s, d) =
+                                (src.offset(a * ei + b * b_src), out.offset((ta - out_a0) as isize * a_dst + b * ei));
+                            match rows == tile {
+                                true => tile_for::<T>(s, d, a_dst, b_src),
+                                false => tile_pair_for::<T>(s, d, a_dst, b_src),
+                            }
+                        };
+                        a0 += rows;
+                        continue;
+                    } else if let Some(narrow) = narrow.as_mut()
+                        && a0 + tile <= c1
+                    {
+                        // SAFETY: elements a0 .. a0 + tile (a0 + tile <= c1 <= na) of the nb source rows are inside the
+                        // caller's range; the chunk's destination rows (a0 - out_a0 .. c1 - out_a0 of `row_bytes`,
+                        // a_dst == row_bytes) are this call's destination rows or the scratch block's chunk rows.
+                        unsafe {
+                            let s = src.offset(a0 as isize * ei);
+                            narrow.tile::<T>(s, b_src, out, (a0 - out_a0) * row_bytes, (c1 - out_a0) * row_bytes)
+                        };
+                    } else {
+                        for a in a0..(a0 + tile).min(c1) {
+                            for b in b0..(b0 + tile).min(nb) {
+                                one(a, b);
+                            }
+                        }
+                    }
+                    a0 += tile;
+                }
+                b0 += tile;
+            }
         }
         if use_scratch {
             // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each), every byte of them written
@@ -552,7 +608,9 @@ mod tests {
             let e = T::SIZE;
             let tile = tile_size(e);
             let na = if cfg!(miri) { 2 * tile + 5 } else { CHUNK_BYTES / e + 2 * tile + 5 };
-            let nb = 3 * tile + 1;
+            // Fewer than three tiles of source rows: walked by source rows (not `by_pixels`), where the pairs are.
+            let nb = 2 * tile + 1;
+            assert!(!by_pixels(true, false, na, nb, tile));
             let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 11 + i / 253) as u8).collect();
             let b_src = (na * e) as isize;
             let mut scratch = vec![0u8; SCRATCH_BYTES];
@@ -575,6 +633,77 @@ mod tests {
         }
         check::<u8>();
         check::<u16>();
+    }
+
+    #[test]
+    fn chunks_are_walked_by_pixels_from_three_tiles_of_source_rows_when_requested_whole() {
+        assert!(
+            by_pixels(true, false, 4, 12, 4) && by_pixels(true, false, 32, 94, 4) && by_pixels(true, false, 8, 24, 8)
+        );
+        // Fewer source rows, a chunk shorter than a tile, the narrow form, or a chunk requested row by row.
+        assert!(!by_pixels(true, false, 32, 11, 4) && !by_pixels(true, false, 3, 12, 4));
+        assert!(!by_pixels(true, true, 32, 12, 4) && !by_pixels(false, false, 32, 12, 4));
+        // The whole next chunk is requested while there is one and its lines fit.
+        assert!(whole_chunk_prefetch(33, 128, 32, 8) && !whole_chunk_prefetch(32, 128, 32, 8));
+        assert!(!whole_chunk_prefetch(33, 129, 32, 8));
+    }
+
+    /// The chunked tile walk by pixels ([`by_pixels`]) against the element-by-element definition, every element
+    /// size: two whole chunks and a last one of a tile and a few rows (its last tile overlapping), ragged in `b`
+    /// too, into padded rows forwards and stepping back, and (8-byte elements, whose chunks through the scratch
+    /// block are requested whole) through the scratch block into contiguous rows; then a last chunk shorter than a
+    /// tile, which the walk by source rows takes: every element where the definition puts it, the padding untouched.
+    #[test]
+    fn chunks_walked_by_pixels_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn check<T: Elem>() {
+            let e = T::SIZE;
+            let tile = tile_size(e);
+            let chunk = CHUNK_BYTES / e;
+            let nb = 3 * tile + 1;
+            let mut scratch = vec![0u8; SCRATCH_BYTES];
+            let scratch_rows = scratch_chunk(nb * e, e);
+            // Through the scratch block only where its chunk is requested whole: 8-byte elements.
+            let through_scratch = whole_chunk_prefetch(2 * scratch_rows + 1, nb, scratch_rows, e);
+            assert_eq!(through_scratch, e == 8);
+            let cases = [
+                (2 * chunk + tile + 3, true, false),
+                (2 * chunk + tile + 3, true, true),
+                (2 * scratch_rows + tile + 3, false, false),
+                (chunk + 3, true, false),
+            ];
+            for (na, padded, a_back) in cases.into_iter().filter(|&(_, padded, _)| padded || through_scratch) {
+                let rows = if padded { chunk } else { scratch_rows };
+                assert!(by_pixels(whole_chunk_prefetch(na, nb, rows, e), false, tile, nb, tile));
+                let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 13 + i / 239) as u8).collect();
+                let b_src = (na * e) as isize;
+                let a_dst = if padded { (nb + 3) * e } else { nb * e };
+                let mut dst = vec![0xEEu8; na * a_dst];
+                let (d0, ad) = if a_back { ((na - 1) * a_dst, -(a_dst as isize)) } else { (0, a_dst as isize) };
+                let block = (!padded).then_some((scratch.as_mut_ptr(), SCRATCH_BYTES));
+                // SAFETY: AVX2 detected; source element (a, b) at a e + b b_src inside `src`; destination element
+                // (a, b) at d0 + a ad + b e inside `dst`; the scratch block is SCRATCH_BYTES long, used only into
+                // contiguous rows (a_dst == nb e) of which a tile fits it; no overlap.
+                unsafe {
+                    transpose_chunks::<T>(src.as_ptr(), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, block, None)
+                };
+                let what = format!("by pixels, {na} rows, padded {padded}, backwards {a_back}");
+                assert_transposed(&src, (0, e as isize, b_src), &dst, (d0, ad), (na, nb, e), &what);
+                for a in 0..na {
+                    let row = (d0 as isize + a as isize * ad) as usize;
+                    assert!(dst[row + nb * e..row + a_dst].iter().all(|&x| x == 0xEE), "{what}: padding of row {a}");
+                }
+            }
+        }
+        // Under Miri the wide elements only: a byte transpose walked by pixels has chunks of 256 rows of 49.
+        if !cfg!(miri) {
+            check::<u8>();
+            check::<u16>();
+        }
+        check::<u32>();
+        check::<u64>();
     }
 
     #[test]
