@@ -653,6 +653,7 @@ mod tests {
     /// too, into padded rows forwards and stepping back, and (8-byte elements, whose chunks through the scratch
     /// block are requested whole) through the scratch block into contiguous rows; then a last chunk shorter than a
     /// tile, which the walk by source rows takes: every element where the definition puts it, the padding untouched.
+    /// Under Miri, 8-byte elements forwards only.
     #[test]
     fn chunks_walked_by_pixels_against_the_definition() {
         if !std::arch::is_x86_feature_detected!("avx2") {
@@ -674,7 +675,10 @@ mod tests {
                 (2 * scratch_rows + tile + 3, false, false),
                 (chunk + 3, true, false),
             ];
-            for (na, padded, a_back) in cases.into_iter().filter(|&(_, padded, _)| padded || through_scratch) {
+            // Under Miri, the first and the last case: the walk forwards over whole and partial chunks.
+            let wanted = |i: usize| !cfg!(miri) || i == 0 || i == cases.len() - 1;
+            let cases = cases.into_iter().enumerate().filter(|&(i, _)| wanted(i)).map(|(_, c)| c);
+            for (na, padded, a_back) in cases.filter(|&(_, padded, _)| padded || through_scratch) {
                 let rows = if padded { chunk } else { scratch_rows };
                 assert!(by_pixels(whole_chunk_prefetch(na, nb, rows, e), false, tile, nb, tile));
                 let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 13 + i / 239) as u8).collect();
@@ -697,12 +701,12 @@ mod tests {
                 }
             }
         }
-        // Under Miri the wide elements only: a byte transpose walked by pixels has chunks of 256 rows of 49.
+        // Under Miri 8-byte elements only: their chunks are 32 rows (a byte transpose's are 256 rows of 49).
         if !cfg!(miri) {
             check::<u8>();
             check::<u16>();
+            check::<u32>();
         }
-        check::<u32>();
         check::<u64>();
     }
 
