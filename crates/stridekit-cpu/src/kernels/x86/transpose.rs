@@ -71,12 +71,14 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// Transposes elements of `T`: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
 /// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
-/// lines are prefetched. With `nt`, when a chunk's destination rows are contiguous (NCHW -> NHWC), the chunk is
-/// assembled in the thread's scratch block ([`with_scratch`]) and then streamed out, which saves the
-/// read-for-ownership of every destination line; when they are long (NHWC -> NCHW), [`transpose_stream_cols`]
-/// streams column blocks instead. With `next` (`portable::transpose::next_rows`: the step to the next call's piece
-/// of each row), or in a streaming copy whose walk stores ordinarily into rows far apart ([`rows_ahead`]: 1 KiB on,
-/// or the next strip), each tile requests its rows' lines that far on ([`request_next_piece`]).
+/// lines are prefetched; a chunk whose successor's lines are requested at once goes `a`-block by `a`-block
+/// instead when it has three `b`-blocks or more ([`by_pixels`]). With `nt`, when a chunk's destination rows are
+/// contiguous (NCHW -> NHWC), the chunk is assembled in the thread's scratch block ([`with_scratch`]) and then
+/// streamed out, which saves the read-for-ownership of every destination line; when they are long (NHWC -> NCHW),
+/// [`transpose_stream_cols`] streams column blocks instead. With `next` (`portable::transpose::next_rows`: the step
+/// to the next call's piece of each row), or in a streaming copy whose walk stores ordinarily into rows far apart
+/// ([`rows_ahead`]: 1 KiB on, or the next strip), each tile requests its rows' lines that far on
+/// ([`request_next_piece`]).
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -346,8 +348,8 @@ unsafe fn transpose_chunks<T: Elem>(
             while b0 < nb {
                 if !whole_chunk_prefetch {
                     for b in b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile {
-                        // Rows past the last one are the first rows of the next chunk, so that a chunk does not start on
-                        // cold rows.
+                        // Rows past the last one are the first rows of the next chunk, so that a chunk does not
+                        // start on cold rows.
                         let (b, a0, a1) = match b < nb {
                             true => (b, c0, c1),
                             false if c1 < na && b - nb < nb => (b - nb, c1, (c1 + chunk).min(na)),
@@ -357,9 +359,10 @@ unsafe fn transpose_chunks<T: Elem>(
                         prefetch_bytes(row, (a1 - a0) * e);
                     }
                 }
-                // A partial tile at the end of `b` or of the chunk's `a` is the last full tile instead, overlapping the
-                // one before it: the overlap is written twice with the same values (outputs never overlap, D1), where
-                // a scalar edge cost 10-20 times a tile's time per element (u8 rows of 120: 8 of every 120 rows).
+                // A partial tile at the end of `b` or of the chunk's `a` is the last full tile instead, overlapping
+                // the one before it: the overlap is written twice with the same values (outputs never overlap, D1),
+                // where a scalar edge cost 10-20 times a tile's time per element (u8 rows of 120: 8 of every 120
+                // rows).
                 let tile_b = match b0 + tile <= nb {
                     true => Some(b0),
                     false => nb.checked_sub(tile),
