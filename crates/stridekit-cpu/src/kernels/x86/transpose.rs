@@ -28,9 +28,9 @@ const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
 pub(crate) const PREFETCH_TILES: usize = 2;
 
 /// Whether [`transpose_chunks`] requests the next chunk's lines of every source row at once, before each chunk of
-/// `chunk` elements of `e` bytes: when there is a next chunk and the `nb` rows' lines of one fit
-/// [`PREFETCH_CHUNK_BYTES`].
-fn whole_chunk_prefetch(na: usize, nb: usize, chunk: usize, e: usize) -> bool {
+/// `chunk` elements of `e` bytes: when the `na` rows `a` make more than one chunk and the `nb` source rows' lines of
+/// one chunk fit [`PREFETCH_CHUNK_BYTES`]. Otherwise each tile of source rows requests the rows a few tiles on.
+fn chunks_requested_whole(na: usize, nb: usize, chunk: usize, e: usize) -> bool {
     na > chunk && nb.saturating_mul(chunk * e) <= PREFETCH_CHUNK_BYTES
 }
 
@@ -39,23 +39,27 @@ fn whole_chunk_prefetch(na: usize, nb: usize, chunk: usize, e: usize) -> bool {
 const BY_PIXELS_MIN_TILES: usize = 3;
 
 /// Whether [`transpose_chunks`] walks a chunk of `rows` rows `a` (destination pixels) a tile of them at a time, each
-/// across all `nb` source rows `b`, rather than a tile of source rows at a time across the chunk: when the whole
-/// next chunk is requested at once (`whole_chunk_prefetch`, so the walk requests nothing row by row), the narrow
-/// form does not take the chunk (`narrow`), and there are at least [`BY_PIXELS_MIN_TILES`] tiles of source rows.
-/// Walked by source rows, a chunk writes 16-32 bytes of each of its 32-256 destination rows per step and comes back
-/// to each row once per tile of source rows; walked by pixels, each tile of pixels writes its rows whole, one run of
-/// `tile * a_dst` bytes when the rows are contiguous, while the chunk's source lines (at most
-/// `PREFETCH_CHUNK_BYTES`) stay in L1 either way.
+/// across all `nb` source rows `b`, rather than a tile of source rows at a time across the chunk: when the
+/// transpose's chunks are requested whole (`requested_whole`, [`chunks_requested_whole`]: the walk then requests
+/// nothing row by row; the last chunk too), the chunk has a tile of rows or more (shorter ones take the scalar
+/// moves of the walk by source rows), and there are at least [`BY_PIXELS_MIN_TILES`] tiles of source rows (which
+/// also keeps the narrow form, for fewer rows than a tile, out). Walked by source rows, a chunk writes 16-32 bytes
+/// of each of its 32-256 destination rows per step and comes back to each row once per tile of source rows; walked
+/// by pixels, each tile of pixels writes its rows whole, one run of `tile * a_dst` bytes when the rows are
+/// contiguous, while the chunk's source lines (at most [`PREFETCH_CHUNK_BYTES`], requested before the chunk) stay
+/// in L1 either way. Single tiles, also of 1- and 2-byte elements, whose walk by source rows takes two tiles side by
+/// side (`tile_pair_for`): the walk by pixels was measured so. Mostly chunks written in place: through the scratch
+/// block (streamed copies into contiguous rows) only 12-16 planes of 8-byte elements are requested whole.
 ///
 /// Measured on an Intel Xeon (2 vCPUs, model 207, L2 2 MiB per core; `docs/PERFORMANCE.md`, forty-seventh round), time
 /// ratios by pixels / by source rows, ABBA rounds of `stridekit bench --cases F --json` with the two orders: the 75
 /// transposes of `--sweep 200 --sweep-max-bytes 64M` seeds 1-20 whose chunks could take either walk, 4 rounds: 0.95
 /// for the 46 with at least three tiles of source rows (30 u64 planes into 2101 pixels, sweep1_076: 0.76; 94 u64
-/// planes: 0.81), 1.06 for those with fewer (5-8 planes of u64: up to 1.28), hence the threshold; the 37 such
-/// transposes of seeds 21-40, drawn after it was fixed, two runs of 6 rounds: 0.98 and 0.92 (roofline ratios 0.94
-/// and 0.95).
-fn by_pixels(whole_chunk_prefetch: bool, narrow: bool, rows: usize, nb: usize, tile: usize) -> bool {
-    whole_chunk_prefetch && !narrow && rows >= tile && nb >= BY_PIXELS_MIN_TILES * tile
+/// planes: 0.81), 1.06 for those with fewer (5-8 planes of u64: up to 1.28), hence the threshold; the 37
+/// transposes of seeds 21-40 that take it, drawn after it was fixed, two runs of 6 rounds: 0.98 and 0.92 (roofline
+/// ratios 0.94 and 0.95).
+fn by_pixels(requested_whole: bool, rows: usize, nb: usize, tile: usize) -> bool {
+    requested_whole && rows >= tile && nb >= BY_PIXELS_MIN_TILES * tile
 }
 
 /// Whether [`transpose_avx2`] suits a transpose of `na` destination rows of `nb` elements of `e` bytes (`a_dst`
@@ -71,8 +75,9 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// Transposes elements of `T`: `dst[a * a_dst + b] = src[a + b * b_src]`. The `a` range is walked in chunks;
 /// inside a chunk, square SIMD tiles (16 x 16 bytes, 8 x 8 of 2 or 4 bytes, 4 x 4 of 8 bytes) go `b`-block by
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
-/// lines are prefetched; a chunk whose successor's lines are requested at once goes `a`-block by `a`-block
-/// instead when it has three `b`-blocks or more ([`by_pixels`]). With `nt`, when a chunk's destination rows are
+/// lines are prefetched; the chunks of a transpose whose next chunks are requested whole (at most 32 KiB of lines),
+/// when they have a tile of rows `a` and three `b`-blocks or more, go `a`-block by `a`-block instead, reading 16-32
+/// bytes of each source row per block from L1 ([`by_pixels`]). With `nt`, when a chunk's destination rows are
 /// contiguous (NCHW -> NHWC), the chunk is assembled in the thread's scratch block ([`with_scratch`]) and then
 /// streamed out, which saves the read-for-ownership of every destination line; when they are long (NHWC -> NCHW),
 /// [`transpose_stream_cols`] streams column blocks instead. With `next` (`portable::transpose::next_rows`: the step
@@ -294,7 +299,7 @@ unsafe fn transpose_chunks<T: Elem>(
     // with more rows, or a single chunk, each block of rows prefetches the rows `PREFETCH_TILES` tiles ahead
     // instead (rows a line or more apart defeat the hardware prefetcher, which stays inside a 4 KiB page: 120-byte
     // rows 1720 bytes apart ran at 0.06 of the roofline).
-    let whole_chunk_prefetch = whole_chunk_prefetch(na, nb, chunk, e);
+    let whole_chunk_prefetch = chunks_requested_whole(na, nb, chunk, e);
     let mut c0 = 0;
     while c0 < na {
         let c1 = (c0 + chunk).min(na);
@@ -320,7 +325,7 @@ unsafe fn transpose_chunks<T: Elem>(
                     .write_unaligned(src.offset(ai * ei + bi * b_src).cast::<T>().read_unaligned())
             }
         };
-        if by_pixels(whole_chunk_prefetch, narrow.is_some(), c1 - c0, nb, tile) {
+        if by_pixels(whole_chunk_prefetch, c1 - c0, nb, tile) {
             // A tile of pixels across every source row, then the next tile; the last tile of each side overlaps
             // the one before it, as below.
             let mut a0 = c0;
@@ -331,9 +336,9 @@ unsafe fn transpose_chunks<T: Elem>(
                     let tb = b0.min(nb - tile);
                     let (a, b) = (ta as isize, tb as isize);
                     request_next_piece(dst, (a, tile), a_dst, (b * ei, tile * e), next);
-                    // SAFETY: the tile ta .. ta + tile (c0 <= ta, ta + tile <= c1: c1 - c0 >= tile), tb .. tb + tile
-                    // (tb + tile <= nb) lies inside the source range and inside the destination range (or the
-                    // scratch block, rows ta - c0 .. ta - c0 + tile <= chunk).
+                    // SAFETY: `by_pixels` gives c1 - c0 >= tile and nb >= 3 tile, so c0 <= ta, ta + tile <= c1 and
+                    // tb + tile <= nb: the tile ta .. ta + tile, tb .. tb + tile lies inside the source range and
+                    // inside the destination range (or the scratch block, rows ta - c0 .. ta - c0 + tile <= chunk).
                     unsafe {
                         let (s, d) =
                             (src.offset(a * ei + b * b_src), out.offset((ta - out_a0) as isize * a_dst + b * ei));
@@ -414,8 +419,9 @@ unsafe fn transpose_chunks<T: Elem>(
         }
         if use_scratch {
             // SAFETY: the scratch block holds rows c0..c1 (contiguous, row_bytes each), every byte of them written
-            // above (each element (a, b) of the chunk once); the destination rows c0..c1 are contiguous too
-            // (a_dst == row_bytes) and inside the destination range.
+            // above (each element (a, b) of the chunk at least once; overlapping tiles write the same values
+            // again); the destination rows c0..c1 are contiguous too (a_dst == row_bytes) and inside the
+            // destination range.
             unsafe { copy_nt_avx2(scratch_ptr, dst.offset(c0 as isize * a_dst), (c1 - c0) * row_bytes) };
         }
         c0 = c1;
@@ -613,7 +619,7 @@ mod tests {
             let na = if cfg!(miri) { 2 * tile + 5 } else { CHUNK_BYTES / e + 2 * tile + 5 };
             // Fewer than three tiles of source rows: walked by source rows (not `by_pixels`), where the pairs are.
             let nb = 2 * tile + 1;
-            assert!(!by_pixels(true, false, na, nb, tile));
+            assert!(!by_pixels(true, na, nb, tile));
             let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 11 + i / 253) as u8).collect();
             let b_src = (na * e) as isize;
             let mut scratch = vec![0u8; SCRATCH_BYTES];
@@ -640,23 +646,20 @@ mod tests {
 
     #[test]
     fn chunks_are_walked_by_pixels_from_three_tiles_of_source_rows_when_requested_whole() {
-        assert!(
-            by_pixels(true, false, 4, 12, 4) && by_pixels(true, false, 32, 94, 4) && by_pixels(true, false, 8, 24, 8)
-        );
-        // Fewer source rows, a chunk shorter than a tile, the narrow form, or a chunk requested row by row.
-        assert!(!by_pixels(true, false, 32, 11, 4) && !by_pixels(true, false, 3, 12, 4));
-        assert!(!by_pixels(true, true, 32, 12, 4) && !by_pixels(false, false, 32, 12, 4));
+        assert!(by_pixels(true, 4, 12, 4) && by_pixels(true, 32, 94, 4) && by_pixels(true, 8, 24, 8));
+        // Fewer source rows, a chunk shorter than a tile, or chunks requested row by row.
+        assert!(!by_pixels(true, 32, 11, 4) && !by_pixels(true, 3, 12, 4) && !by_pixels(false, 32, 12, 4));
         // The whole next chunk is requested while there is one and its lines fit.
-        assert!(whole_chunk_prefetch(33, 128, 32, 8) && !whole_chunk_prefetch(32, 128, 32, 8));
-        assert!(!whole_chunk_prefetch(33, 129, 32, 8));
+        assert!(chunks_requested_whole(33, 128, 32, 8) && !chunks_requested_whole(32, 128, 32, 8));
+        assert!(!chunks_requested_whole(33, 129, 32, 8));
     }
 
     /// The chunked tile walk by pixels ([`by_pixels`]) against the element-by-element definition, every element
     /// size: two whole chunks and a last one of a tile and a few rows (its last tile overlapping), ragged in `b`
     /// too, into padded rows forwards and stepping back, and (8-byte elements, whose chunks through the scratch
-    /// block are requested whole) through the scratch block into contiguous rows; then a last chunk shorter than a
-    /// tile, which the walk by source rows takes: every element where the definition puts it, the padding untouched.
-    /// Under Miri, 8-byte elements forwards only.
+    /// block are requested whole) a whole chunk and such a last one through the scratch block into contiguous rows;
+    /// then a last chunk shorter than a tile, which the walk by source rows takes: every element where the
+    /// definition puts it, the padding untouched. Under Miri, 8-byte elements forwards only.
     #[test]
     fn chunks_walked_by_pixels_against_the_definition() {
         if !std::arch::is_x86_feature_detected!("avx2") {
@@ -670,20 +673,20 @@ mod tests {
             let mut scratch = vec![0u8; SCRATCH_BYTES];
             let scratch_rows = scratch_chunk(nb * e, e);
             // Through the scratch block only where its chunk is requested whole: 8-byte elements.
-            let through_scratch = whole_chunk_prefetch(2 * scratch_rows + 1, nb, scratch_rows, e);
+            let through_scratch = chunks_requested_whole(scratch_rows + 1, nb, scratch_rows, e);
             assert_eq!(through_scratch, e == 8);
             let cases = [
                 (2 * chunk + tile + 3, true, false),
                 (2 * chunk + tile + 3, true, true),
-                (2 * scratch_rows + tile + 3, false, false),
+                (scratch_rows + tile + 3, false, false),
                 (chunk + 3, true, false),
             ];
-            // Under Miri, the first and the last case: the walk forwards over whole and partial chunks.
-            let wanted = |i: usize| !cfg!(miri) || i == 0 || i == cases.len() - 1;
+            // Under Miri, all but the rows stepping back: the walk forwards, in place and through the scratch block.
+            let wanted = |i: usize| !cfg!(miri) || i != 1;
             let cases = cases.into_iter().enumerate().filter(|&(i, _)| wanted(i)).map(|(_, c)| c);
             for (na, padded, a_back) in cases.filter(|&(_, padded, _)| padded || through_scratch) {
                 let rows = if padded { chunk } else { scratch_rows };
-                assert!(by_pixels(whole_chunk_prefetch(na, nb, rows, e), false, tile, nb, tile));
+                assert!(by_pixels(chunks_requested_whole(na, nb, rows, e), rows.min(na), nb, tile));
                 let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 13 + i / 239) as u8).collect();
                 let b_src = (na * e) as isize;
                 let a_dst = if padded { (nb + 3) * e } else { nb * e };
