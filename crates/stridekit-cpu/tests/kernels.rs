@@ -171,6 +171,37 @@ fn transposes_of_fewer_rows_than_a_tile_out_of_pixels() {
 }
 
 #[test]
+fn planes_out_of_short_pixels_by_64_byte_permutes() {
+    // A few channels of short pixels into planes, 16 steps of 64 bytes per plane and more (the 64-byte permutes of
+    // x86/planes.rs where AVX-512 VBMI is detected, other tiles elsewhere): every channel of each pixel, every second
+    // channel backwards, both with the pixels reversed and into padded planes; a ragged last step (37 pixels past
+    // the 16 steps). Under Miri no AVX-512 runs, and the other kernels have their own cases above.
+    if cfg!(miri) {
+        return;
+    }
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64] {
+        let e = dt.size_in_bytes().unwrap();
+        let nb = 16 * 64 / e + 37;
+        // (pixel, channels) read whole, and (pixel, channels) read every second one backwards (a window of 2n - 1
+        // elements at stride -2 starts from its last).
+        let ((pixel, c), (spaced, n)) = match e {
+            1 => ((10, 5), (12, 5)),
+            2 => ((5, 5), (16, 8)),
+            4 => ((5, 5), (6, 3)),
+            _ => ((4, 4), (5, 3)),
+        };
+        for flip in [1, -1] {
+            for pad in [0, 3] {
+                let planes = [1, nb + pad];
+                case(dt, &[nb, pixel], None, &[0, 0], &[nb, c], &[flip, 1], &[nb, c], Some(&planes));
+                let last = 2 * (n - 1);
+                case(dt, &[nb, spaced], None, &[0, 0], &[nb, last + 1], &[flip, -2], &[nb, n], Some(&planes));
+            }
+        }
+    }
+}
+
+#[test]
 fn interleaves_planes_into_pixels() {
     // CHW -> HWC with 2, 3 and 4 channels (the interleave kernel) and 5 (the tiles' edge loop). Planes of 3 x 13
     // values: more than two 16-byte blocks of 1-byte elements with a ragged tail. The second image's output starts

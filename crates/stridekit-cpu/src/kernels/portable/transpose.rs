@@ -94,6 +94,16 @@ pub(crate) unsafe fn transpose<T: Elem>(
         return;
     }
     #[cfg(target_arch = "x86_64")]
+    if ctx.vbmi && x86::planes64_fits(na, a_src, nb, b_src, T::SIZE) {
+        // A few planes out of short pixels (any channel spacing, either order): the 64-byte permutes, where the
+        // tiles below spend a tile's shuffles on `na` of its rows, and the gather tiles read every pixel once per
+        // plane.
+        // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); same ranges; the bytes between source elements lie inside the
+        // source range's allocation (execute_raw's contract), and the values the loads read there are discarded.
+        unsafe { x86::planes64(src, dst, na, a_src, a_dst, nb, b_src, T::SIZE, ctx.nt) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && a_src.abs() == e && (a_src > 0 || na > 1) {
         // Each pixel's `na` elements contiguous. Read backwards (a flipped channel order), the same transpose is
         // walked from the last `a`, whose source elements are then ascending and whose destination rows step back by

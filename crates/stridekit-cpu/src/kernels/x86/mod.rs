@@ -11,6 +11,7 @@ mod fill;
 mod gather;
 mod interleave;
 mod narrow;
+mod planes;
 mod prefetch;
 mod reverse;
 mod rows;
@@ -25,6 +26,7 @@ pub(crate) use copy::{NT_MIN_RUN, REP_MOVSB_MIN_BYTES, copy_avx2, copy_avx2_ahea
 pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
+pub(crate) use planes::{planes64, planes64_fits};
 pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuffle64_fits, rows_shuffle64_pays};
