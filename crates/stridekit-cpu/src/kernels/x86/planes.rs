@@ -119,9 +119,10 @@ thread_local! {
 /// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
 /// [`planes64_fits`] shape, by steps of `64 / e` pixels: each step loads its source windows once and permutes each
 /// plane's 64 bytes out of them (one `vpermt2b` under a byte mask per pair of windows, ORed). The last step starts
-/// `64 / e` pixels before the end and stores only what the steps before it did not. With `nt`, when every row has
-/// the same alignment (`a_dst` a multiple of 64), a first step stores the bytes up to each row's first whole line,
-/// the steps after it stream whole lines, and the last stores the rest with ordinary stores: no line mixes both.
+/// `64 / e` pixels before the end and stores only what the steps before it did not. The stores are ordinary, even in
+/// a copy that streams: streaming the whole lines of every plane (with the lines that straddle two steps assembled
+/// from both) took 1.17x the time over 53 sweep cases of seeds 21-40, and turning off the streaming of rows that
+/// all start a line 0.86x (`docs/PERFORMANCE.md`, forty-eighth round).
 ///
 /// # Safety
 /// AVX-512 F, BW and VBMI are available; `planes64_fits(na, a_src, nb, b_src, e)`; every source element `(a, b)` at
@@ -139,7 +140,6 @@ pub(crate) unsafe fn planes64(
     nb: usize,
     b_src: isize,
     e: usize,
-    nt: bool,
 ) {
     debug_assert!(planes64_fits(na, a_src, nb, b_src, e));
     let call = Call { src, dst, na, a_dst, b_src, e };
@@ -152,14 +152,14 @@ pub(crate) unsafe fn planes64(
         // `steps` was built for this shape.
         unsafe {
             match steps.pairs {
-                1 => call.run::<1>(steps, nb, nt),
-                2 => call.run::<2>(steps, nb, nt),
-                3 => call.run::<3>(steps, nb, nt),
-                4 => call.run::<4>(steps, nb, nt),
-                5 => call.run::<5>(steps, nb, nt),
-                6 => call.run::<6>(steps, nb, nt),
-                7 => call.run::<7>(steps, nb, nt),
-                _ => call.run::<8>(steps, nb, nt),
+                1 => call.run::<1>(steps, nb),
+                2 => call.run::<2>(steps, nb),
+                3 => call.run::<3>(steps, nb),
+                4 => call.run::<4>(steps, nb),
+                5 => call.run::<5>(steps, nb),
+                6 => call.run::<6>(steps, nb),
+                7 => call.run::<7>(steps, nb),
+                _ => call.run::<8>(steps, nb),
             }
         }
     });
@@ -175,73 +175,42 @@ struct Call {
     e: usize,
 }
 
-/// How a step stores each plane's 64 bytes: all of them, the bytes under a mask, or all of them streamed.
-#[derive(Clone, Copy)]
-enum Store {
-    Plain,
-    Masked(u64),
-    Stream,
-}
-
 impl Call {
-    /// The steps of the call, with `P` pairs of windows.
+    /// The steps of the call, with `P` pairs of windows: steps from pixel 0 while they end inside the rows, then a
+    /// last step ending with the rows that stores only the bytes the others did not.
     ///
     /// # Safety
     /// As for [`planes64`], with `steps` built for its shape and `P == steps.pairs`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn run<const P: usize>(&self, steps: &Steps, nb: usize, nt: bool) {
-        let g = 64 / self.e;
-        let row_bytes = nb * self.e;
-        // Whole lines from `head` bytes on are streamed when every row has the same alignment; the destination
-        // elements are `e`-byte aligned in practice, and a head that is not a whole count of elements streams nothing.
-        let head = (64 - self.dst as usize % 64) % 64;
-        let stream = nt && self.a_dst % 64 == 0 && head.is_multiple_of(self.e) && row_bytes >= head + 64;
-        // Bytes `[0, from)` of every row are written by the steps before the last.
+    unsafe fn run<const P: usize>(&self, steps: &Steps, nb: usize) {
+        let (g, row_bytes) = (64 / self.e, nb * self.e);
         let mut from = 0;
-        // Every step below takes pixels `b .. b + g` inside `0 .. nb` (b + g <= nb: `nb >= g`), and its stores write
-        // bytes of `b e .. b e + 64` of each row, inside the row's `nb e` bytes.
-        if stream {
-            if head > 0 {
-                // SAFETY: as above, at pixel 0; the masked store writes the `head < 64` bytes before the first line.
-                unsafe { self.step::<P>(steps, 0, Store::Masked((1u64 << head) - 1)) };
-            }
-            from = head;
-            while from + 64 <= row_bytes {
-                // SAFETY: as above; `dst + a a_dst + from` is 64-byte aligned (`a_dst` a multiple of 64, `dst + head`
-                // aligned), as the streaming store requires.
-                unsafe { self.step::<P>(steps, from / self.e, Store::Stream) };
-                from += 64;
-            }
-        } else {
-            while from + 64 <= row_bytes {
-                // SAFETY: as above (`from + 64 <= nb e`).
-                unsafe { self.step::<P>(steps, from / self.e, Store::Plain) };
-                from += 64;
-            }
+        while from + 64 <= row_bytes {
+            // SAFETY: pixels from / e .. from / e + g lie inside 0 .. nb, and the stores write bytes
+            // from .. from + 64 <= nb e of each row.
+            unsafe { self.step::<P>(steps, from / self.e, u64::MAX) };
+            from += 64;
         }
         if from < row_bytes {
-            // The last step ends with the rows and stores only the bytes from `from` on.
             let b = nb - g;
-            let skip = from - b * self.e;
-            // SAFETY: as above, at pixel `nb - g >= 0`; `0 < skip < 64` (`nb e - 64 < from < nb e`).
-            unsafe { self.step::<P>(steps, b, Store::Masked(u64::MAX << skip)) };
+            // SAFETY: pixels nb - g .. nb (`nb >= g`); the stores write bytes from .. nb e of each row, the first
+            // `from - b e` (0 < .. < 64) of the step's 64 masked off.
+            unsafe { self.step::<P>(steps, b, u64::MAX << (from - b * self.e)) };
         }
     }
 
-    /// One step: pixels `b .. b + 64 / e` of every plane.
+    /// One step: pixels `b .. b + 64 / e` of every plane, stored where `keep` has their byte.
     ///
     /// # Safety
-    /// As for [`Call::run`], with `b + 64 / e <= nb`; with `Store::Stream`, each row's bytes from `b e` on are
-    /// 64-byte aligned.
+    /// As for [`Call::run`], with `b + 64 / e <= nb`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     #[inline]
-    unsafe fn step<const P: usize>(&self, steps: &Steps, b: usize, store: Store) {
+    unsafe fn step<const P: usize>(&self, steps: &Steps, b: usize, keep: u64) {
         let base = self.src.wrapping_offset(b as isize * self.b_src);
-        // SAFETY: window w lies inside the step's bytes [lo, hi) (`Steps::starts`), between the lowest and the highest
-        // source element of pixels b .. b + 64 / e, which the caller's contract makes readable.
         let mut windows = [[_mm512_setzero_si512(); 2]; P];
         for (k, pair) in windows.iter_mut().enumerate() {
-            // SAFETY: as above.
+            // SAFETY: window w lies inside the step's bytes [lo, hi) (`Steps::starts`), between the lowest and the
+            // highest source element of pixels b .. b + 64 / e, which the caller's contract makes readable.
             unsafe {
                 pair[0] = _mm512_loadu_si512(base.wrapping_offset(steps.starts[2 * k]).cast());
                 pair[1] = _mm512_loadu_si512(base.wrapping_offset(steps.starts[2 * k + 1]).cast());
@@ -255,15 +224,15 @@ impl Call {
                 v = _mm512_or_si512(v, _mm512_maskz_permutex2var_epi8(steps.keep[a * P + k], *w0, index, *w1));
             }
             let to = self.dst.wrapping_offset(a as isize * self.a_dst + (b * self.e) as isize);
-            // SAFETY: bytes b e .. b e + 64 of row a lie inside the row (the caller's contract); the streamed ones are
-            // 64-byte aligned there.
+            // SAFETY: bytes b e .. b e + 64 of row a lie inside the row (the caller's contract).
             unsafe {
-                match store {
-                    Store::Plain => _mm512_storeu_si512(to.cast(), v),
-                    Store::Masked(mask) => _mm512_mask_storeu_epi8(to.cast(), mask, v),
-                    Store::Stream => _mm512_stream_si512(to.cast(), v),
+                // A whole step takes a plain store (masked stores are slower on some CPUs).
+                if keep == u64::MAX {
+                    _mm512_storeu_si512(to.cast(), v)
+                } else {
+                    _mm512_mask_storeu_epi8(to.cast(), keep, v)
                 }
-            }
+            };
         }
     }
 }
@@ -274,8 +243,8 @@ mod tests {
 
     /// Runs `planes64` over a source of distinct bytes and checks every destination element against the definition
     /// and the bytes around the rows untouched.
-    #[allow(clippy::too_many_arguments)] // the shape, the padding, the alignment and the stores
-    fn check(na: usize, a_src: isize, nb: usize, b_src: isize, e: usize, pad: usize, shift: usize, nt: bool) {
+    #[allow(clippy::too_many_arguments)] // the shape, the padding and the alignment
+    fn check(na: usize, a_src: isize, nb: usize, b_src: isize, e: usize, pad: usize, shift: usize) {
         assert!(planes64_fits(na, a_src, nb, b_src, e), "{na} {a_src} {nb} {b_src} {e}");
         let (a_lo, b_lo) = (((na as isize - 1) * a_src).min(0), ((nb as isize - 1) * b_src).min(0));
         let span = (((na as isize - 1) * a_src).abs() + ((nb as isize - 1) * b_src).abs()) as usize + e;
@@ -288,13 +257,13 @@ mod tests {
         // SAFETY: source element (a, b) at origin + a a_src + b b_src lies in `src`, as every byte between the
         // lowest and highest; row a's nb e bytes at at + a a_dst inside `dst`; no overlap.
         unsafe {
-            planes64(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e, nt)
+            planes64(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e)
         };
         for a in 0..na {
             for b in 0..nb {
                 let s = (origin as isize + a as isize * a_src + b as isize * b_src) as usize;
                 let d = at + a * a_dst + b * e;
-                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {nb} {b_src} {e} {nt}");
+                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {nb} {b_src} {e}");
             }
         }
         let written = |i: usize| i >= at && (i - at) % a_dst < nb * e && (i - at) / a_dst < na;
@@ -325,8 +294,8 @@ mod tests {
         for (na, a_src, b_src, e) in shapes {
             let g = 64 / e;
             for nb in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
-                for (pad, shift, nt) in [(0, 0, false), (13, 5, false), (64 - (nb * e) % 64, 0, true), (0, 8, true)] {
-                    check(na, a_src, nb, b_src, e, pad, shift, nt);
+                for (pad, shift) in [(0, 0), (13, 5), (64 - (nb * e) % 64, 0), (0, 8)] {
+                    check(na, a_src, nb, b_src, e, pad, shift);
                 }
             }
         }
