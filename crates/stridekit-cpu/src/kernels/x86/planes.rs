@@ -44,8 +44,8 @@ pub(crate) fn planes64_fits(na: usize, a_src: isize, nb: usize, b_src: isize, e:
 
 /// The most pairs of windows a step may take for `e`-byte elements. Each plane's 64 bytes cost a permute per pair,
 /// whatever the element size; the kernels this one replaces move wider elements faster (the square tiles of 4 f32
-/// or u64, the partner tiles), so wide elements take it from fewer pairs: with more, 4 of 14 such cases of sweep
-/// seeds 1-20 ran 1.1-1.6x slower (3 of 14-element f32 pixels reversed, 7 u64 of 14-element pixels).
+/// or u64, the partner tiles), so wide elements take it from fewer pairs: with more, 5 of 13 such cases of sweep
+/// seeds 1-20 ran 1.13-1.61x slower (3 of 14-element f32 pixels reversed, 7 u64 of 14-element pixels).
 fn most_pairs(e: usize) -> usize {
     match e {
         1 | 2 => 8,
