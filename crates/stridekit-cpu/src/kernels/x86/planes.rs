@@ -14,7 +14,7 @@ use std::cell::RefCell;
 /// The most source windows of 64 bytes one step reads (8 pairs: 16 registers, with the accumulator and the index
 /// beside them, of the 32).
 const MAX_WINDOWS: usize = 16;
-/// The most planes: the step's index table is `na` times the pairs' 64 bytes (8 KiB at most).
+/// The most planes: the step's tables hold a 64-byte index per plane and a byte mask per plane and pair (2 KiB).
 const MAX_PLANES: usize = 16;
 
 /// The source bytes `[lo, hi)` of one step (`64 / e` pixels of `na` elements), relative to its first pixel's
@@ -199,13 +199,13 @@ impl Call {
         }
     }
 
-    /// One step: pixels `b .. b + 64 / e` of every plane, stored where `keep` has their byte.
+    /// One step: pixels `b .. b + 64 / e` of every plane, the bytes set in `stored` stored.
     ///
     /// # Safety
     /// As for [`Call::run`], with `b + 64 / e <= nb`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     #[inline]
-    unsafe fn step<const P: usize>(&self, steps: &Steps, b: usize, keep: u64) {
+    unsafe fn step<const P: usize>(&self, steps: &Steps, b: usize, stored: u64) {
         let base = self.src.wrapping_offset(b as isize * self.b_src);
         let mut windows = [[_mm512_setzero_si512(); 2]; P];
         for (k, pair) in windows.iter_mut().enumerate() {
@@ -227,10 +227,10 @@ impl Call {
             // SAFETY: bytes b e .. b e + 64 of row a lie inside the row (the caller's contract).
             unsafe {
                 // A whole step takes a plain store (masked stores are slower on some CPUs).
-                if keep == u64::MAX {
+                if stored == u64::MAX {
                     _mm512_storeu_si512(to.cast(), v)
                 } else {
-                    _mm512_mask_storeu_epi8(to.cast(), keep, v)
+                    _mm512_mask_storeu_epi8(to.cast(), stored, v)
                 }
             };
         }
