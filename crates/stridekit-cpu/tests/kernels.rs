@@ -202,6 +202,29 @@ fn planes_out_of_short_pixels_by_64_byte_permutes() {
 }
 
 #[test]
+fn pixels_out_of_a_few_planes_by_64_byte_permutes() {
+    // The mirror image: 5-12 planes into pixels, large enough that the planner takes a transpose (smaller ones go to
+    // a table), forwards and backwards, with a ragged last step (the 64-byte permutes of x86/planes.rs for elements
+    // of 1-4 bytes where AVX-512 VBMI is detected, the interleaves and tiles otherwise). Under Miri no AVX-512 runs.
+    if cfg!(miri) {
+        return;
+    }
+    for dt in [DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Int64] {
+        let e = dt.size_in_bytes().unwrap();
+        let n = 1024 * 64 / e + 37;
+        let c = match e {
+            1 => 12,
+            2 => 7,
+            4 => 6,
+            _ => 5,
+        };
+        for flip in [1, -1] {
+            case(dt, &[c, n], None, &[0, 0], &[c, n], &[1, flip], &[c, n], Some(&[1, c]));
+        }
+    }
+}
+
+#[test]
 fn interleaves_planes_into_pixels() {
     // CHW -> HWC with 2, 3 and 4 channels (the interleave kernel) and 5 (the tiles' edge loop). Planes of 3 x 13
     // values: more than two 16-byte blocks of 1-byte elements with a ragged tail. The second image's output starts

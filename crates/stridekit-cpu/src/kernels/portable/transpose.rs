@@ -104,6 +104,18 @@ pub(crate) unsafe fn transpose<T: Elem>(
         return;
     }
     #[cfg(target_arch = "x86_64")]
+    if ctx.vbmi
+        && !(a_dst == (nb * T::SIZE) as isize && x86::interleave_first(nb, T::SIZE))
+        && x86::pixels64_pays(a_src, nb, T::SIZE)
+        && x86::pixels64_fits(na, a_src, a_dst, nb, T::SIZE)
+    {
+        // A few planes into pixels (the mirror of the above), but for the dense pixels the interleave kernels take.
+        // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); same ranges; the bytes between source elements lie inside the
+        // source range's allocation (execute_raw's contract), and the values the loads read there are discarded.
+        unsafe { x86::pixels64(src, dst, na, a_src, a_dst, nb, b_src, T::SIZE) };
+        return;
+    }
+    #[cfg(target_arch = "x86_64")]
     if ctx.simd == Simd::Avx2 && a_src.abs() == e && (a_src > 0 || na > 1) {
         // Each pixel's `na` elements contiguous. Read backwards (a flipped channel order), the same transpose is
         // walked from the last `a`, whose source elements are then ascending and whose destination rows step back by

@@ -7,6 +7,10 @@
 //! tile of rows and run ragged below it; the short tiles load a tile's width per pixel and store `na` of its rows;
 //! both spend their shuffles on a whole tile whatever `na` is. Here a step costs `na` permutes per pair of source
 //! windows, whatever the order of the pixels (forwards or backwards) and of the channels within them.
+//!
+//! The mirror image, a few planes into pixels ([`pixels64`]), takes the same steps with the roles swapped: a step
+//! loads each plane's run of `64 / e` pixels (a window or two per plane) and permutes each 64 bytes of its pixels
+//! out of them. Both are one walk ([`Walk`]) over a step's windows and 64-byte chunks ([`Steps`]).
 
 use std::arch::x86_64::*;
 use std::cell::RefCell;
@@ -14,7 +18,7 @@ use std::cell::RefCell;
 /// The most source windows of 64 bytes one step reads (8 pairs: 16 registers, with the accumulator and the index
 /// beside them, of the 32).
 const MAX_WINDOWS: usize = 16;
-/// The most planes: the step's tables hold a 64-byte index per plane and a byte mask per plane and pair (2 KiB).
+/// The most planes (the chunks of [`planes64`], the window groups of [`pixels64`]).
 const MAX_PLANES: usize = 16;
 
 /// The source bytes `[lo, hi)` of one step (`64 / e` pixels of `na` elements), relative to its first pixel's
@@ -54,53 +58,120 @@ fn most_pairs(e: usize) -> usize {
     }
 }
 
-/// The numbers of one step, computed in safe code before any byte moves: its windows and, per plane, the permute's
-/// index and, per pair of windows, the destination bytes that pair provides.
+/// Whether [`pixels64`] can take the transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides)
+/// of `nb` planes into `na` pixels of `e`-byte elements (the mirror of [`planes64`]: the pixels `a` are the
+/// destination rows, `a_dst >= nb e` bytes apart): 2-16 planes, a step's `64 / e` pixels at most a KiB of destination
+/// and at most [`MAX_WINDOWS`] source windows (a plane's run of a step in as many windows as it spans, at most
+/// [`most_pairs`] pairs), and at least one step of pixels.
+pub(crate) fn pixels64_fits(na: usize, a_src: isize, a_dst: isize, nb: usize, e: usize) -> bool {
+    if !(2..=MAX_PLANES).contains(&nb) || !matches!(e, 1 | 2 | 4 | 8) || a_src == 0 || na < 64 / e {
+        return false;
+    }
+    if a_src.unsigned_abs() > 4096 || !(((nb * e) as isize)..=1024).contains(&a_dst) {
+        return false;
+    }
+    let region = ((64 / e) as isize - 1) * a_dst + (nb * e) as isize;
+    let windows = pixel_windows(a_src, nb, e);
+    (64..=(64 * MAX_CHUNKS) as isize).contains(&region)
+        && windows <= MAX_WINDOWS
+        && windows.div_ceil(2) <= most_pairs(e)
+}
+
+/// The source windows of a step of [`pixels64`]: each plane's run of `64 / e` pixels `a_src` bytes apart, in as many
+/// windows as it spans.
+fn pixel_windows(a_src: isize, nb: usize, e: usize) -> usize {
+    nb * ((64 / e - 1) * a_src.unsigned_abs() + e).div_ceil(64)
+}
+
+/// Whether the transposes take [`pixels64`] where it fits: for elements of 1-4 bytes, and at most 6 pairs of windows
+/// a step. Over the 39 sweep cases of seeds 1-40 that fit, one process per case, two ABBA rounds: bytes 0.43 of the
+/// time (6 cases), 2-byte elements 0.88 (7), 4-byte ones 0.84 (5), but 8-byte ones 1.10 (21; the square tiles of 4 x 4
+/// and the narrow interleave are faster there, up to 2.5x into padded pixels), and the two cases of 8 pairs (16
+/// planes of bytes or u16) 0.97 and 1.67 (`docs/PERFORMANCE.md`, forty-eighth round).
+pub(crate) fn pixels64_pays(a_src: isize, nb: usize, e: usize) -> bool {
+    e <= 4 && pixel_windows(a_src, nb, e).div_ceil(2) <= 6
+}
+
+/// The most destination chunks of 64 bytes one step writes: a step's tables hold a 64-byte index per chunk and a
+/// byte mask per chunk and pair (2 KiB).
+const MAX_CHUNKS: usize = 16;
+
+/// The numbers of one step, computed in safe code before any byte moves: its source windows, its destination chunks
+/// and, per chunk, the permute's index, the bytes each pair of windows provides and the bytes stored.
 struct Steps {
-    /// The shape they were built for: `(na, a_src, b_src, e)`.
-    shape: (usize, isize, isize, usize),
-    /// Window `w` starts `starts[w]` bytes from the step's first pixel: 64 bytes apart from the step's lowest
-    /// byte, except the last, which ends with the step's highest byte (so no window leaves the step's bytes).
+    /// The call shape they were built for ([`Steps::planes`], [`Steps::pixels`]).
+    shape: Shape,
+    /// Window `w` starts `starts[w]` bytes from the step's source pointer, inside the bytes of one group (the step's
+    /// source bytes, or one plane's): 64 bytes apart from the group's lowest byte, except the group's last window,
+    /// which ends with its highest byte, so that no window leaves the bytes between the step's source elements.
     starts: [isize; MAX_WINDOWS],
     /// The pairs of windows: pair `k` is windows `2k` and `2k + 1` (the last window twice when they are odd).
     pairs: usize,
-    /// `index[a]`: byte `j` of plane `a`'s 64 bytes is byte `index[a][j] & 63` of window `2k + (index[a][j] >> 6)`,
-    /// for the one pair `k` whose `keep[a * pairs + k]` has bit `j` set.
-    index: [[u8; 64]; MAX_PLANES],
-    keep: [u64; MAX_PLANES * MAX_WINDOWS / 2],
+    /// The chunks: chunk `c` is the 64 destination bytes from `at[c]`, relative to the step's destination pointer.
+    chunks: usize,
+    at: [isize; MAX_CHUNKS],
+    /// `index[c]`: byte `j` of chunk `c` is byte `index[c][j] & 63` of window `2k + (index[c][j] >> 6)`, for the one
+    /// pair `k` whose `keep[c * pairs + k]` has bit `j` set.
+    index: [[u8; 64]; MAX_CHUNKS],
+    keep: [u64; MAX_CHUNKS * MAX_WINDOWS / 2],
+    /// The bytes of chunk `c` that are destination elements: the others are not stored.
+    stored: [u64; MAX_CHUNKS],
+}
+
+/// What a [`Steps`] was built for: the kernel and the numbers its windows and chunks depend on.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// [`planes64`]: `(na, a_src, a_dst, b_src, e)`.
+    Planes(usize, isize, isize, isize, usize),
+    /// [`pixels64`]: `(a_src, a_dst, nb, b_src, e)`.
+    Pixels(isize, isize, usize, isize, usize),
 }
 
 impl Steps {
-    /// The step of a [`planes64_fits`] shape. Built once per shape and thread ([`STEPS`]): a call of a few steps
-    /// under outer loops (22 steps of 3 f32 channels, 12756 calls) spent more on building it than on its steps.
-    fn new(na: usize, a_src: isize, b_src: isize, e: usize) -> Steps {
-        let (lo, hi) = step_hull(na, a_src, b_src, e);
-        let windows = ((hi - lo) as usize).div_ceil(64);
-        debug_assert!((1..=MAX_WINDOWS).contains(&windows));
+    /// The steps of `shape`, whose source windows cover the groups of bytes `groups` (`[lo, hi)` each, at least 64
+    /// bytes, relative to the step's source pointer), whose chunks start at `at` and whose destination byte `j` of
+    /// chunk `c` is the source byte `source(c, j) = Some((group, offset))`, or no element (`None`).
+    fn build(
+        shape: Shape,
+        groups: &[(isize, isize)],
+        at: &[isize],
+        source: impl Fn(usize, usize) -> Option<(usize, isize)>,
+    ) -> Steps {
         let mut starts = [0isize; MAX_WINDOWS];
-        for (w, start) in starts.iter_mut().enumerate().take(windows) {
-            *start = if w + 1 == windows { hi - 64 } else { lo + 64 * w as isize };
+        // Group g's windows are `first[g] .. first[g] + count[g]`.
+        let (mut first, mut count) = ([0usize; MAX_PLANES], [0usize; MAX_PLANES]);
+        let mut windows = 0;
+        for (g, &(lo, hi)) in groups.iter().enumerate() {
+            (first[g], count[g]) = (windows, ((hi - lo) as usize).div_ceil(64));
+            for w in 0..count[g] {
+                starts[windows + w] = if w + 1 == count[g] { hi - 64 } else { lo + 64 * w as isize };
+            }
+            windows += count[g];
         }
+        debug_assert!((1..=MAX_WINDOWS).contains(&windows));
         let pairs = windows.div_ceil(2);
         let mut steps = Steps {
-            shape: (na, a_src, b_src, e),
+            shape,
             starts,
             pairs,
-            index: [[0; 64]; MAX_PLANES],
-            keep: [0; MAX_PLANES * MAX_WINDOWS / 2],
+            chunks: at.len(),
+            at: [0; MAX_CHUNKS],
+            index: [[0; 64]; MAX_CHUNKS],
+            keep: [0; MAX_CHUNKS * MAX_WINDOWS / 2],
+            stored: [0; MAX_CHUNKS],
         };
-        for a in 0..na {
-            for b in 0..64 / e {
-                for k in 0..e {
-                    let (j, at) = (b * e + k, a as isize * a_src + b as isize * b_src + k as isize);
-                    // The window below `at` 64 bytes apart from `lo`, or the last window, which holds every byte
-                    // from the last but one window's end (`hi - lo <= 64 windows`).
-                    let w = (((at - lo) >> 6) as usize).min(windows - 1);
-                    let byte = at - steps.starts[w];
-                    debug_assert!((0..64).contains(&byte));
-                    steps.index[a][j] = byte as u8 | ((w % 2) as u8) << 6;
-                    steps.keep[a * pairs + w / 2] |= 1 << j;
-                }
+        steps.at[..at.len()].copy_from_slice(at);
+        for c in 0..at.len() {
+            for j in 0..64 {
+                let Some((g, byte)) = source(c, j) else { continue };
+                // The window below `byte` 64 bytes apart from the group's lowest, or the group's last window, which
+                // holds every byte from the last but one window's end.
+                let w = first[g] + (((byte - groups[g].0) >> 6) as usize).min(count[g] - 1);
+                let inside = byte - steps.starts[w];
+                debug_assert!((0..64).contains(&inside));
+                steps.index[c][j] = inside as u8 | ((w % 2) as u8) << 6;
+                steps.keep[c * pairs + w / 2] |= 1 << j;
+                steps.stored[c] |= 1 << j;
             }
         }
         // Odd windows: the last pair's second window is the last window again (no index selects it).
@@ -109,6 +180,35 @@ impl Steps {
         }
         steps
     }
+
+    /// The steps of [`planes64`]: `64 / e` pixels, one group of source bytes, a chunk per plane.
+    fn planes(na: usize, a_src: isize, a_dst: isize, b_src: isize, e: usize) -> Steps {
+        let at: Vec<isize> = (0..na as isize).map(|a| a * a_dst).collect();
+        let source = |a: usize, j: usize| Some((0, a as isize * a_src + (j / e) as isize * b_src + (j % e) as isize));
+        Steps::build(Shape::Planes(na, a_src, a_dst, b_src, e), &[step_hull(na, a_src, b_src, e)], &at, source)
+    }
+
+    /// The steps of [`pixels64`]: `64 / e` pixels, a group of source bytes per plane, the chunks 64 bytes apart
+    /// over the step's pixels (the last ending with its last element).
+    fn pixels(a_src: isize, a_dst: isize, nb: usize, b_src: isize, e: usize) -> Steps {
+        let g = (64 / e) as isize;
+        let run = ((g - 1) * a_src).min(0)..((g - 1) * a_src).max(0) + e as isize;
+        let groups: Vec<(isize, isize)> =
+            (0..nb as isize).map(|b| (b * b_src + run.start, b * b_src + run.end)).collect();
+        let end = (g - 1) * a_dst + (nb * e) as isize;
+        let chunks = (end as usize).div_ceil(64);
+        let at: Vec<isize> = (0..chunks as isize).map(|c| (64 * c).min(end - 64)).collect();
+        let source = |c: usize, j: usize| {
+            // Destination byte `at[c] + j` is byte `k` of element `b` of pixel `a`, when it is not padding.
+            let d = at[c] + j as isize;
+            let (a, within) = (d / a_dst, (d % a_dst) as usize);
+            (within < nb * e).then(|| {
+                let (b, k) = (within / e, within % e);
+                (b, a * a_src + b as isize * b_src + k as isize)
+            })
+        };
+        Steps::build(Shape::Pixels(a_src, a_dst, nb, b_src, e), &groups, &at, source)
+    }
 }
 
 thread_local! {
@@ -116,13 +216,55 @@ thread_local! {
     static STEPS: RefCell<Option<Box<Steps>>> = const { RefCell::new(None) };
 }
 
+/// Runs `count` items (pixels) in steps of `64 / e`, item `i` at `src + i * src_step` and `dst + i * dst_step`, with
+/// the steps of `shape` (built by `build` when the thread's last ones are another shape's): the last step ends with
+/// the items, writing again what the step before it wrote of them, with the same values.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are available; `count >= 64 / e`; for every step the kernel takes, its windows lie between
+/// the lowest and highest source element of the call and its stored bytes are destination elements of the call;
+/// the destination overlaps neither the source nor itself.
+#[allow(clippy::too_many_arguments)] // the shape, its steps, the pointers and the walk
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+unsafe fn run_cached(
+    shape: Shape,
+    build: impl FnOnce() -> Steps,
+    src: *const u8,
+    dst: *mut u8,
+    count: usize,
+    e: usize,
+    src_step: isize,
+    dst_step: isize,
+) {
+    STEPS.with_borrow_mut(|cached| {
+        let steps = match cached {
+            Some(steps) if steps.shape == shape => steps,
+            _ => cached.insert(Box::new(build())),
+        };
+        let walk = Walk { src, dst, src_step, dst_step };
+        // SAFETY: forwarded; the arm's `P` is `steps.pairs` (1-8: at most 16 windows), and `steps` was built for
+        // this shape.
+        unsafe {
+            match steps.pairs {
+                1 => walk.run::<1>(steps, count, e),
+                2 => walk.run::<2>(steps, count, e),
+                3 => walk.run::<3>(steps, count, e),
+                4 => walk.run::<4>(steps, count, e),
+                5 => walk.run::<5>(steps, count, e),
+                6 => walk.run::<6>(steps, count, e),
+                7 => walk.run::<7>(steps, count, e),
+                _ => walk.run::<8>(steps, count, e),
+            }
+        }
+    });
+}
+
 /// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
 /// [`planes64_fits`] shape, by steps of `64 / e` pixels: each step loads its source windows once and permutes each
-/// plane's 64 bytes out of them (one `vpermt2b` under a byte mask per pair of windows, ORed). The last step starts
-/// `64 / e` pixels before the end and stores only what the steps before it did not. The stores are ordinary, even in
-/// a copy that streams: streaming the whole lines of every plane (with the lines that straddle two steps assembled
-/// from both) took 1.17x the time over 53 sweep cases of seeds 21-40, and turning off the streaming of rows that
-/// all start a line 0.86x (`docs/PERFORMANCE.md`, forty-eighth round).
+/// plane's 64 bytes out of them (one `vpermt2b` under a byte mask per pair of windows, ORed). The stores are
+/// ordinary, even in a copy that streams: streaming the whole lines of every plane (with the lines that straddle two
+/// steps assembled from both) took 1.17x the time over 53 sweep cases of seeds 21-40, and turning off the streaming
+/// of rows that all start a line 0.86x (`docs/PERFORMANCE.md`, forty-eighth round).
 ///
 /// # Safety
 /// AVX-512 F, BW and VBMI are available; `planes64_fits(na, a_src, nb, b_src, e)`; every source element `(a, b)` at
@@ -142,91 +284,99 @@ pub(crate) unsafe fn planes64(
     e: usize,
 ) {
     debug_assert!(planes64_fits(na, a_src, nb, b_src, e));
-    let call = Call { src, dst, na, a_dst, b_src, e };
-    STEPS.with_borrow_mut(|cached| {
-        let steps = match cached {
-            Some(steps) if steps.shape == (na, a_src, b_src, e) => steps,
-            _ => cached.insert(Box::new(Steps::new(na, a_src, b_src, e))),
-        };
-        // SAFETY: forwarded; the arm's `P` is `steps.pairs` (1-8: `planes64_fits` bounds the windows by 16), and
-        // `steps` was built for this shape.
-        unsafe {
-            match steps.pairs {
-                1 => call.run::<1>(steps, nb),
-                2 => call.run::<2>(steps, nb),
-                3 => call.run::<3>(steps, nb),
-                4 => call.run::<4>(steps, nb),
-                5 => call.run::<5>(steps, nb),
-                6 => call.run::<6>(steps, nb),
-                7 => call.run::<7>(steps, nb),
-                _ => call.run::<8>(steps, nb),
-            }
-        }
-    });
+    let shape = Shape::Planes(na, a_src, a_dst, b_src, e);
+    // SAFETY: a step's window lies inside its pixels' source bytes, its chunk `a` is bytes `b e .. b e + 64` of row
+    // `a` for its pixels `b`, inside the row (`nb >= 64 / e`); the caller's contract.
+    unsafe { run_cached(shape, || Steps::planes(na, a_src, a_dst, b_src, e), src, dst, nb, e, b_src, e as isize) };
 }
 
-/// The pointers and strides of one [`planes64`] call.
-struct Call {
+/// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
+/// [`pixels64_fits`] shape, a few planes into pixels: by steps of `64 / e` pixels, each loading its planes' runs
+/// once and permuting each 64 destination bytes of its pixels out of them (the padding between pixels masked off).
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are available; `pixels64_fits(na, a_src, a_dst, nb, e)`; every source element
+/// `(a, b)` and destination element `(a, b)` is valid, and so is every byte between the lowest and the highest
+/// source element of each plane `b`; the destination pixels overlap neither each other nor the source.
+#[allow(clippy::too_many_arguments)] // the two dimensions' counts and strides
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn pixels64(
     src: *const u8,
     dst: *mut u8,
     na: usize,
+    a_src: isize,
     a_dst: isize,
+    nb: usize,
     b_src: isize,
     e: usize,
+) {
+    debug_assert!(pixels64_fits(na, a_src, a_dst, nb, e));
+    let shape = Shape::Pixels(a_src, a_dst, nb, b_src, e);
+    // SAFETY: a step's windows lie inside each plane's run of its pixels, its stored bytes are elements of its
+    // pixels (`na >= 64 / e`); the caller's contract.
+    unsafe { run_cached(shape, || Steps::pixels(a_src, a_dst, nb, b_src, e), src, dst, na, e, a_src, a_dst) };
 }
 
-impl Call {
-    /// The steps of the call, with `P` pairs of windows: steps from pixel 0 while they end inside the rows, then a
-    /// last step ending with the rows that stores only the bytes the others did not.
+/// The pointers and item strides of one call.
+struct Walk {
+    src: *const u8,
+    dst: *mut u8,
+    src_step: isize,
+    dst_step: isize,
+}
+
+impl Walk {
+    /// The steps of the call, with `P` pairs of windows: steps from item 0 while they end inside the `count` items,
+    /// then a last step ending with them.
     ///
     /// # Safety
-    /// As for [`planes64`], with `steps` built for its shape and `P == steps.pairs`.
+    /// As for [`run_cached`], with `P == steps.pairs`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-    unsafe fn run<const P: usize>(&self, steps: &Steps, nb: usize) {
-        let (g, row_bytes) = (64 / self.e, nb * self.e);
-        let mut from = 0;
-        while from + 64 <= row_bytes {
-            // SAFETY: pixels from / e .. from / e + g lie inside 0 .. nb, and the stores write bytes
-            // from .. from + 64 <= nb e of each row.
-            unsafe { self.step::<P>(steps, from / self.e, u64::MAX) };
-            from += 64;
+    unsafe fn run<const P: usize>(&self, steps: &Steps, count: usize, e: usize) {
+        let g = 64 / e;
+        let mut i = 0;
+        while i + g <= count {
+            // SAFETY: items i .. i + g lie inside 0 .. count.
+            unsafe { self.step::<P>(steps, i) };
+            i += g;
         }
-        if from < row_bytes {
-            let b = nb - g;
-            // SAFETY: pixels nb - g .. nb (`nb >= g`); the stores write bytes from .. nb e of each row, the first
-            // `from - b e` (0 < .. < 64) of the step's 64 masked off.
-            unsafe { self.step::<P>(steps, b, u64::MAX << (from - b * self.e)) };
+        if i < count {
+            // SAFETY: items count - g .. count (`count >= g`).
+            unsafe { self.step::<P>(steps, count - g) };
         }
     }
 
-    /// One step: pixels `b .. b + 64 / e` of every plane, the bytes set in `stored` stored.
+    /// One step: items `i .. i + 64 / e`.
     ///
     /// # Safety
-    /// As for [`Call::run`], with `b + 64 / e <= nb`.
+    /// As for [`Walk::run`], with `i + 64 / e <= count`.
     #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
     #[inline]
-    unsafe fn step<const P: usize>(&self, steps: &Steps, b: usize, stored: u64) {
-        let base = self.src.wrapping_offset(b as isize * self.b_src);
+    unsafe fn step<const P: usize>(&self, steps: &Steps, i: usize) {
+        let (src, dst) = (
+            self.src.wrapping_offset(i as isize * self.src_step),
+            self.dst.wrapping_offset(i as isize * self.dst_step),
+        );
         let mut windows = [[_mm512_setzero_si512(); 2]; P];
         for (k, pair) in windows.iter_mut().enumerate() {
-            // SAFETY: window w lies inside the step's bytes [lo, hi) (`Steps::starts`), between the lowest and the
-            // highest source element of pixels b .. b + 64 / e, which the caller's contract makes readable.
+            // SAFETY: window w lies inside its group's bytes (`Steps::starts`), between source elements of the step's
+            // items, which the caller's contract makes readable.
             unsafe {
-                pair[0] = _mm512_loadu_si512(base.wrapping_offset(steps.starts[2 * k]).cast());
-                pair[1] = _mm512_loadu_si512(base.wrapping_offset(steps.starts[2 * k + 1]).cast());
+                pair[0] = _mm512_loadu_si512(src.wrapping_offset(steps.starts[2 * k]).cast());
+                pair[1] = _mm512_loadu_si512(src.wrapping_offset(steps.starts[2 * k + 1]).cast());
             }
         }
-        for a in 0..self.na {
-            // SAFETY: `a < na <= MAX_PLANES`; 64 bytes per index.
-            let index = unsafe { _mm512_loadu_si512(steps.index[a].as_ptr().cast()) };
+        for c in 0..steps.chunks {
+            // SAFETY: `c < chunks <= MAX_CHUNKS`; 64 bytes per index.
+            let index = unsafe { _mm512_loadu_si512(steps.index[c].as_ptr().cast()) };
             let mut v = _mm512_setzero_si512();
             for (k, [w0, w1]) in windows.iter().enumerate() {
-                v = _mm512_or_si512(v, _mm512_maskz_permutex2var_epi8(steps.keep[a * P + k], *w0, index, *w1));
+                v = _mm512_or_si512(v, _mm512_maskz_permutex2var_epi8(steps.keep[c * P + k], *w0, index, *w1));
             }
-            let to = self.dst.wrapping_offset(a as isize * self.a_dst + (b * self.e) as isize);
-            // SAFETY: bytes b e .. b e + 64 of row a lie inside the row (the caller's contract).
+            let (to, stored) = (dst.wrapping_offset(steps.at[c]), steps.stored[c]);
+            // SAFETY: the stored bytes of chunk c are destination elements of the step's items (the caller's contract).
             unsafe {
-                // A whole step takes a plain store (masked stores are slower on some CPUs).
+                // A whole chunk takes a plain store (masked stores are slower on some CPUs).
                 if stored == u64::MAX {
                     _mm512_storeu_si512(to.cast(), v)
                 } else {
@@ -301,6 +451,57 @@ mod tests {
         }
     }
 
+    /// Runs `pixels64` over a source of distinct bytes (planes `b_src` apart) and checks every destination element
+    /// against the definition and the padding between pixels untouched.
+    fn check_pixels(na: usize, a_src: isize, pad: usize, nb: usize, b_src: isize, e: usize, shift: usize) {
+        let a_dst = nb * e + pad;
+        assert!(pixels64_fits(na, a_src, a_dst as isize, nb, e), "{na} {a_src} {a_dst} {nb} {b_src} {e}");
+        let (a_lo, b_lo) = (((na as isize - 1) * a_src).min(0), ((nb as isize - 1) * b_src).min(0));
+        let span = (((na as isize - 1) * a_src).abs() + ((nb as isize - 1) * b_src).abs()) as usize + e;
+        let src: Vec<u8> = (0..span).map(|i| (i * 7 + i / 251) as u8).collect();
+        let origin = (-(a_lo + b_lo)) as usize;
+        let mut dst = vec![0xEEu8; na * a_dst + 128];
+        let at = (64 - dst.as_ptr() as usize % 64) % 64 + shift;
+        // SAFETY: source element (a, b) at origin + a a_src + b b_src lies in `src`, as every byte between the
+        // lowest and highest; pixel a's nb e bytes at at + a a_dst inside `dst`; no overlap.
+        unsafe {
+            pixels64(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e)
+        };
+        for a in 0..na {
+            for b in 0..nb {
+                let s = (origin as isize + a as isize * a_src + b as isize * b_src) as usize;
+                let d = at + a * a_dst + b * e;
+                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {a_dst} {nb} {b_src} {e}");
+            }
+        }
+        let written = |i: usize| i >= at && (i - at) % a_dst < nb * e && (i - at) / a_dst < na;
+        assert!(dst.iter().enumerate().all(|(i, &x)| written(i) || x == 0xEE), "a byte outside the pixels");
+    }
+
+    #[test]
+    fn pixels_out_of_planes_against_the_definition() {
+        if !crate::kernels::wide_permutes() {
+            eprintln!("no AVX-512 VBMI here: the kernel does not run");
+            return;
+        }
+        // (nb, a_src in elements, pad, e): planes of every element size into dense and padded pixels, read forwards,
+        // backwards and every second element; planes far apart and adjacent, in either order.
+        let shapes =
+            [(5, 1, 0, 4), (16, 1, 0, 2), (7, -1, 0, 8), (3, 2, 1, 1), (6, 1, 2, 2), (7, -2, 0, 1), (2, 1, 3, 8)];
+        for (nb, step, pad, e) in shapes {
+            let step: isize = step;
+            let g = 64 / e;
+            for na in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
+                let run = (na * step.unsigned_abs() * e) as isize;
+                for b_src in [run + 24, -(run + 8)] {
+                    for shift in [0, 5] {
+                        check_pixels(na, step * e as isize, pad, nb, b_src, e, shift);
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn shapes_of_at_most_sixteen_windows_from_one_step_of_pixels() {
         assert!(planes64_fits(5, 4, 256, 20, 4) && planes64_fits(6, -6, 512, -32, 2));
@@ -315,5 +516,21 @@ mod tests {
         assert!(
             !planes64_fits(2, 1, 4096, 0, 1) && !planes64_fits(2, 1, 4096, 1, 4) && planes64_fits(2, 1, 1024, 2, 1)
         );
+    }
+
+    #[test]
+    fn pixel_steps_of_at_most_a_kib_and_sixteen_windows() {
+        // 16 byte planes into dense pixels: 64 pixels of 16 bytes, 16 windows (8 pairs); one pixel less is no step.
+        assert!(pixels64_fits(64, 1, 16, 16, 1) && !pixels64_fits(63, 1, 16, 16, 1));
+        // Every second byte: two windows a plane, 9 planes too many; padded pixels past a KiB a step; one plane.
+        assert!(pixels64_fits(64, 2, 8, 8, 1) && !pixels64_fits(64, 2, 9, 9, 1));
+        assert!(!pixels64_fits(64, 1, 17, 3, 1) && !pixels64_fits(64, 1, 1, 1, 1));
+        // 4-byte planes: at most 6 pairs (12 planes of one window), pixels no closer than their planes.
+        assert!(pixels64_fits(16, 4, 48, 12, 4) && !pixels64_fits(16, 4, 52, 13, 4));
+        assert!(!pixels64_fits(16, 4, 44, 12, 4));
+        // 8-byte elements and 16 planes fit, but are left to the other kernels.
+        assert!(pixels64_fits(8, 8, 40, 5, 8) && !pixels64_pays(8, 5, 8));
+        assert!(pixels64_fits(32, 2, 32, 16, 2) && !pixels64_pays(2, 16, 2) && pixels64_pays(2, 12, 2));
+        assert!(pixels64_pays(1, 6, 1) && pixels64_pays(4, 7, 4) && !pixels64_pays(2, 7, 1));
     }
 }
