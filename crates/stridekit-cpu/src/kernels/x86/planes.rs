@@ -391,29 +391,30 @@ impl Walk {
 mod tests {
     use super::*;
 
-    /// Runs `planes64` over a source of distinct bytes and checks every destination element against the definition
-    /// and the bytes around the rows untouched.
-    #[allow(clippy::too_many_arguments)] // the shape, the padding and the alignment
-    fn check(na: usize, a_src: isize, nb: usize, b_src: isize, e: usize, pad: usize, shift: usize) {
-        assert!(planes64_fits(na, a_src, nb, b_src, e), "{na} {a_src} {nb} {b_src} {e}");
+    /// A kernel of this file: `(src, dst, na, a_src, a_dst, nb, b_src, e)`.
+    type Kernel = unsafe fn(*const u8, *mut u8, usize, isize, isize, usize, isize, usize);
+
+    /// Runs `kernel` over a source of distinct bytes, rows `a` of `nb` elements `pad` bytes apart in a destination
+    /// `shift` bytes after a line, and checks every destination element against the definition and every byte
+    /// around the rows untouched.
+    #[allow(clippy::too_many_arguments)] // the kernel, the shape, the padding and the alignment
+    fn check(kernel: Kernel, na: usize, a_src: isize, nb: usize, b_src: isize, e: usize, pad: usize, shift: usize) {
         let (a_lo, b_lo) = (((na as isize - 1) * a_src).min(0), ((nb as isize - 1) * b_src).min(0));
         let span = (((na as isize - 1) * a_src).abs() + ((nb as isize - 1) * b_src).abs()) as usize + e;
-        let src: Vec<u8> = (0..span + 64).map(|i| (i * 7 + i / 251) as u8).collect();
+        let src: Vec<u8> = (0..span).map(|i| (i * 7 + i / 251) as u8).collect();
         let origin = (-(a_lo + b_lo)) as usize;
         let a_dst = nb * e + pad;
         let mut dst = vec![0xEEu8; na * a_dst + 192];
-        // The destination starts `shift` bytes after a line.
         let at = (64 - dst.as_ptr() as usize % 64) % 64 + shift;
         // SAFETY: source element (a, b) at origin + a a_src + b b_src lies in `src`, as every byte between the
-        // lowest and highest; row a's nb e bytes at at + a a_dst inside `dst`; no overlap.
-        unsafe {
-            planes64(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e)
-        };
+        // lowest and highest; row a's nb e bytes at at + a a_dst inside `dst`; no overlap; the caller checked the
+        // kernel's shape.
+        unsafe { kernel(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e) };
         for a in 0..na {
             for b in 0..nb {
                 let s = (origin as isize + a as isize * a_src + b as isize * b_src) as usize;
                 let d = at + a * a_dst + b * e;
-                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {nb} {b_src} {e}");
+                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {a_dst} {nb} {b_src} {e}");
             }
         }
         let written = |i: usize| i >= at && (i - at) % a_dst < nb * e && (i - at) / a_dst < na;
@@ -444,38 +445,12 @@ mod tests {
         for (na, a_src, b_src, e) in shapes {
             let g = 64 / e;
             for nb in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
+                assert!(planes64_fits(na, a_src, nb, b_src, e), "{na} {a_src} {nb} {b_src} {e}");
                 for (pad, shift) in [(0, 0), (13, 5), (64 - (nb * e) % 64, 0), (0, 8)] {
-                    check(na, a_src, nb, b_src, e, pad, shift);
+                    check(planes64, na, a_src, nb, b_src, e, pad, shift);
                 }
             }
         }
-    }
-
-    /// Runs `pixels64` over a source of distinct bytes (planes `b_src` apart) and checks every destination element
-    /// against the definition and the padding between pixels untouched.
-    fn check_pixels(na: usize, a_src: isize, pad: usize, nb: usize, b_src: isize, e: usize, shift: usize) {
-        let a_dst = nb * e + pad;
-        assert!(pixels64_fits(na, a_src, a_dst as isize, nb, e), "{na} {a_src} {a_dst} {nb} {b_src} {e}");
-        let (a_lo, b_lo) = (((na as isize - 1) * a_src).min(0), ((nb as isize - 1) * b_src).min(0));
-        let span = (((na as isize - 1) * a_src).abs() + ((nb as isize - 1) * b_src).abs()) as usize + e;
-        let src: Vec<u8> = (0..span).map(|i| (i * 7 + i / 251) as u8).collect();
-        let origin = (-(a_lo + b_lo)) as usize;
-        let mut dst = vec![0xEEu8; na * a_dst + 128];
-        let at = (64 - dst.as_ptr() as usize % 64) % 64 + shift;
-        // SAFETY: source element (a, b) at origin + a a_src + b b_src lies in `src`, as every byte between the
-        // lowest and highest; pixel a's nb e bytes at at + a a_dst inside `dst`; no overlap.
-        unsafe {
-            pixels64(src.as_ptr().add(origin), dst.as_mut_ptr().add(at), na, a_src, a_dst as isize, nb, b_src, e)
-        };
-        for a in 0..na {
-            for b in 0..nb {
-                let s = (origin as isize + a as isize * a_src + b as isize * b_src) as usize;
-                let d = at + a * a_dst + b * e;
-                assert_eq!(dst[d..d + e], src[s..s + e], "element ({a}, {b}) of {na} {a_src} {a_dst} {nb} {b_src} {e}");
-            }
-        }
-        let written = |i: usize| i >= at && (i - at) % a_dst < nb * e && (i - at) / a_dst < na;
-        assert!(dst.iter().enumerate().all(|(i, &x)| written(i) || x == 0xEE), "a byte outside the pixels");
     }
 
     #[test]
@@ -492,10 +467,11 @@ mod tests {
             let step: isize = step;
             let g = 64 / e;
             for na in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
-                let run = (na * step.unsigned_abs() * e) as isize;
+                let (a_src, run) = (step * e as isize, (na * step.unsigned_abs() * e) as isize);
+                assert!(pixels64_fits(na, a_src, (nb * e + pad) as isize, nb, e), "{na} {a_src} {pad} {nb} {e}");
                 for b_src in [run + 24, -(run + 8)] {
                     for shift in [0, 5] {
-                        check_pixels(na, step * e as isize, pad, nb, b_src, e, shift);
+                        check(pixels64, na, a_src, nb, b_src, e, pad, shift);
                     }
                 }
             }
