@@ -181,6 +181,14 @@ impl Steps {
         steps
     }
 
+    /// The steps of `shape`.
+    fn of(shape: Shape) -> Steps {
+        match shape {
+            Shape::Planes(na, a_src, a_dst, b_src, e) => Steps::planes(na, a_src, a_dst, b_src, e),
+            Shape::Pixels(a_src, a_dst, nb, b_src, e) => Steps::pixels(a_src, a_dst, nb, b_src, e),
+        }
+    }
+
     /// The steps of [`planes64`]: `64 / e` pixels, one group of source bytes, a chunk per plane.
     fn planes(na: usize, a_src: isize, a_dst: isize, b_src: isize, e: usize) -> Steps {
         let at: Vec<isize> = (0..na as isize).map(|a| a * a_dst).collect();
@@ -217,18 +225,17 @@ thread_local! {
 }
 
 /// Runs `count` items (pixels) in steps of `64 / e`, item `i` at `src + i * src_step` and `dst + i * dst_step`, with
-/// the steps of `shape` (built by `build` when the thread's last ones are another shape's): the last step ends with
-/// the items, writing again what the step before it wrote of them, with the same values.
+/// the steps of `shape` (built when the thread's last ones are another shape's): the last step ends with the items,
+/// writing again what the step before it wrote of them, with the same values.
 ///
 /// # Safety
 /// AVX-512 F, BW and VBMI are available; `count >= 64 / e`; for every step the kernel takes, its windows lie between
 /// the lowest and highest source element of the call and its stored bytes are destination elements of the call;
 /// the destination overlaps neither the source nor itself.
-#[allow(clippy::too_many_arguments)] // the shape, its steps, the pointers and the walk
+#[allow(clippy::too_many_arguments)] // the shape, the pointers and the walk
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
 unsafe fn run_cached(
     shape: Shape,
-    build: impl FnOnce() -> Steps,
     src: *const u8,
     dst: *mut u8,
     count: usize,
@@ -239,7 +246,7 @@ unsafe fn run_cached(
     STEPS.with_borrow_mut(|cached| {
         let steps = match cached {
             Some(steps) if steps.shape == shape => steps,
-            _ => cached.insert(Box::new(build())),
+            _ => cached.insert(Box::new(Steps::of(shape))),
         };
         let walk = Walk { src, dst, src_step, dst_step };
         // SAFETY: forwarded; the arm's `P` is `steps.pairs` (1-8: at most 16 windows), and `steps` was built for
@@ -287,7 +294,7 @@ pub(crate) unsafe fn planes64(
     let shape = Shape::Planes(na, a_src, a_dst, b_src, e);
     // SAFETY: a step's window lies inside its pixels' source bytes, its chunk `a` is bytes `b e .. b e + 64` of row
     // `a` for its pixels `b`, inside the row (`nb >= 64 / e`); the caller's contract.
-    unsafe { run_cached(shape, || Steps::planes(na, a_src, a_dst, b_src, e), src, dst, nb, e, b_src, e as isize) };
+    unsafe { run_cached(shape, src, dst, nb, e, b_src, e as isize) };
 }
 
 /// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
@@ -314,7 +321,7 @@ pub(crate) unsafe fn pixels64(
     let shape = Shape::Pixels(a_src, a_dst, nb, b_src, e);
     // SAFETY: a step's windows lie inside each plane's run of its pixels, its stored bytes are elements of its
     // pixels (`na >= 64 / e`); the caller's contract.
-    unsafe { run_cached(shape, || Steps::pixels(a_src, a_dst, nb, b_src, e), src, dst, na, e, a_src, a_dst) };
+    unsafe { run_cached(shape, src, dst, na, e, a_src, a_dst) };
 }
 
 /// The pointers and item strides of one call.
