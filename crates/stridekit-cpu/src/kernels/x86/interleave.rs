@@ -35,13 +35,8 @@ pub(crate) unsafe fn interleave<T: Elem, const NB: usize>(
     if na < 2 * per {
         return false;
     }
-    let mut mask_bytes = [[[i8::MIN; 16]; NB]; NB];
-    for p in 0..16 * NB {
-        let (elem, byte) = (p / e, p % e);
-        mask_bytes[p / 16][elem % NB][p % 16] = ((elem / NB) * e + byte) as i8;
-    }
     // SAFETY: each mask is 16 bytes.
-    let masks = mask_bytes.map(|row| row.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
+    let masks = Masks::<T, NB>::BYTES.map(|row| row.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
     // Streaming stores need 16-byte alignment: a head of `a` values that brings the destination there, if any
     // (the destination advances NB * e bytes per value, so one of the first 16 values aligns it when any does).
     let (nt, head) = stream_head(dst, NB * e, 16.min(na), 16, nt);
@@ -192,23 +187,10 @@ unsafe fn interleave_padded<T: Elem, const NB: usize, const TILE: usize>(
     if e * TILE != 16 || na < 2 * TILE {
         return false;
     }
-    // Chunk j takes pixels first[j] .. first[j] + CHUNK_PIXELS (clamped to the block); mask [j][s] places the bytes
-    // of pixel first[j] + s that land in chunk j.
+    // Chunk j takes pixels first[j] .. first[j] + CHUNK_PIXELS (clamped to the block).
     let first: [usize; NB] = std::array::from_fn(|j| 16 * j / px);
-    let mut mask_bytes = [[[i8::MIN; 16]; CHUNK_PIXELS]; NB];
-    for (j, chunk) in mask_bytes.iter_mut().enumerate() {
-        for (s, mask) in chunk.iter_mut().enumerate() {
-            for (q, m) in mask.iter_mut().enumerate() {
-                // Byte q of chunk j is byte `at` of pixel first[j] + s when 0 <= at < px.
-                let at = (16 * j + q) as isize - (px * (first[j] + s)) as isize;
-                if (0..px as isize).contains(&at) {
-                    *m = at as i8;
-                }
-            }
-        }
-    }
     // SAFETY: each mask is 16 bytes.
-    let masks = mask_bytes.map(|chunk| chunk.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
+    let masks = Masks::<T, NB>::PADDED.map(|chunk| chunk.map(|m| unsafe { _mm_loadu_si128(m.as_ptr().cast()) }));
     let (nt, head) = stream_head(dst, px, TILE.min(na), 16, nt);
     let vec_end = head + (na - head) / TILE * TILE;
     let ei = e as isize;
@@ -236,6 +218,51 @@ unsafe fn interleave_padded<T: Elem, const NB: usize, const TILE: usize>(
     // SAFETY: pixels vec_end .. na, inside the caller's ranges.
     unsafe { scalar_pixels::<T, NB>(src, dst, b_src, vec_end..na) };
     true
+}
+
+/// The `pshufb` masks of the interleaves of `NB` planes of `T`, constants of each instance: built per call, with
+/// divisions per byte, masks took half the time of short calls (the deinterleave's: `deinterleave.rs`).
+struct Masks<T, const NB: usize>(std::marker::PhantomData<T>);
+
+impl<T: Elem, const NB: usize> Masks<T, NB> {
+    /// Of [`interleave`]: mask `[j][b]` picks the bytes of row `b` that land in destination chunk `j`.
+    const BYTES: [[[i8; 16]; NB]; NB] = {
+        let e = T::SIZE;
+        let mut bytes = [[[i8::MIN; 16]; NB]; NB];
+        let mut p = 0;
+        while p < 16 * NB {
+            let (elem, byte) = (p / e, p % e);
+            bytes[p / 16][elem % NB][p % 16] = ((elem / NB) * e + byte) as i8;
+            p += 1;
+        }
+        bytes
+    };
+
+    /// Of [`interleave_padded`]: mask `[j][s]` places the bytes of pixel `first[j] + s` (`first[j] = 16 j / px`)
+    /// that land in destination chunk `j`.
+    const PADDED: [[[i8; 16]; CHUNK_PIXELS]; NB] = {
+        let px = NB * T::SIZE;
+        let mut bytes = [[[i8::MIN; 16]; CHUNK_PIXELS]; NB];
+        let mut j = 0;
+        while j < NB {
+            let first = 16 * j / px;
+            let mut s = 0;
+            while s < CHUNK_PIXELS {
+                let mut q = 0;
+                while q < 16 {
+                    // Byte q of chunk j is byte `at` of pixel first + s when 0 <= at < px.
+                    let at = (16 * j + q) as isize - (px * (first + s)) as isize;
+                    if at >= 0 && at < px as isize {
+                        bytes[j][s][q] = at as i8;
+                    }
+                    q += 1;
+                }
+                s += 1;
+            }
+            j += 1;
+        }
+        bytes
+    };
 }
 
 /// Where a streaming interleave may start vector stores: the first of the first `limit` pixels (`px` bytes each)
@@ -268,5 +295,61 @@ unsafe fn scalar_pixels<T: Elem, const NB: usize>(
                     .write_unaligned(src.offset((a * e) as isize + b as isize * b_src).cast::<T>().read_unaligned())
             };
         }
+    }
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    use super::*;
+    use crate::kernels::x86::tiles::assert_transposed;
+
+    /// Every instance of the interleaves' constant masks, called directly (on CPUs with AVX-512 VBMI the planner
+    /// sends some of these shapes to `planes.rs::pixels64` instead): `na` pixels out of `nb` planes `b_src` bytes
+    /// apart (forwards and backwards), from a destination offset of 0 and 1 element (a streamed head differs), with
+    /// and without streaming stores; every element where the definition puts it and the bytes after the pixels
+    /// untouched.
+    #[test]
+    fn interleaves_against_the_definition() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            return;
+        }
+        fn check<T: Elem>(nb: usize) {
+            let e = T::SIZE;
+            let na = 70;
+            let b_src = (na * e + 3) as isize;
+            let src: Vec<u8> = (0..nb * b_src as usize).map(|i| (i * 7 + i / 251) as u8).collect();
+            for back in [false, true] {
+                // Backwards, plane 0 is the last one of the buffer.
+                let (s0, bs) = if back { ((nb - 1) * b_src as usize, -b_src) } else { (0, b_src) };
+                for (lead, nt) in [(0, false), (e, false), (0, true), (e, true)] {
+                    let mut dst = vec![0xEEu8; 64 + lead + na * nb * e + 64];
+                    let d0 = 64 + lead;
+                    // SAFETY: AVX2 detected; the na elements of the nb rows from s0 (bs apart) lie in `src`, the
+                    // na * nb * e destination bytes from d0 in `dst`; no overlap.
+                    let done = unsafe {
+                        let (s, d) = (src.as_ptr().add(s0), dst.as_mut_ptr().add(d0));
+                        match nb {
+                            2 => interleave::<T, 2>(s, d, na, bs, nt),
+                            3 => interleave::<T, 3>(s, d, na, bs, nt),
+                            4 => interleave::<T, 4>(s, d, na, bs, nt),
+                            _ => interleave_narrow::<T>(s, d, na, nb, bs, nt),
+                        }
+                    };
+                    assert!(done, "{nb} planes of {e} bytes");
+                    let what = format!("{nb} planes of {e} bytes, backwards {back}, lead {lead}, nt {nt}");
+                    assert_transposed(&src, (s0, e as isize, bs), &dst, (d0, (nb * e) as isize), (na, nb, e), &what);
+                    let end = d0 + na * nb * e;
+                    assert!(dst[..d0].iter().chain(&dst[end..]).all(|&b| b == 0xEE), "{what}: bytes around");
+                }
+            }
+        }
+        for nb in 2..=4 {
+            check::<u8>(nb);
+            check::<u16>(nb);
+            check::<u32>(nb);
+            check::<u64>(nb);
+        }
+        (9..=15).for_each(check::<u8>);
+        (5..=7).for_each(check::<u16>);
     }
 }
