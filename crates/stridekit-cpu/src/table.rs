@@ -144,18 +144,30 @@ pub(crate) struct Chunks {
 }
 
 /// The 64-byte form of one full pass, for CPUs with AVX-512 VBMI (`vpermb`: any byte of a 64-byte register to any
-/// position). As [`Chunks`], with chunks of 64 destination bytes (the last one ending with the pass) and windows of
-/// 64 source bytes: the value of chunk `c` is, for `w < windows`, `permute(load64(src + starts[c * windows + w]),
-/// index[...])` merged under the byte mask `keep[...]` (bit `b`: destination byte `b` comes from this window).
-/// Every window `[start, start + 64)` lies inside the pass's source interval (asserted when built). Per 64 bytes of
-/// a reversed 7-channel i16 pixel row: two permutes, where the 16-byte form takes eight shuffles and a scalar walk
-/// 32 element moves.
+/// position; `vpermt2b`: any byte of two). As [`Chunks`], with chunks of 64 destination bytes (the last one ending
+/// with the pass) and windows of 64 source bytes, taken in pairs: the value of chunk `c` is, over the pairs `p <
+/// pairs()` of its windows `2p` and `2p + 1`, the OR of `permute2(load64(src + starts[c * windows + 2p]),
+/// index[c], load64(src + starts[c * windows + 2p + 1]))` under the byte mask `keep[c * pairs() + p]` (bit `b`:
+/// destination byte `b` comes from this pair; bits 0-5 of `index[c][b]` its byte in its window, bit 6 which window
+/// of the pair). A single window is one `vpermb` by the index, whose bit 6 is then clear. Every window `[start,
+/// start + 64)` lies inside the pass's source interval (asserted when built). Per 64 bytes of a reversed 7-channel
+/// i16 pixel row: one permute, where the 16-byte form takes eight shuffles and a scalar walk 32 element moves.
+///
+/// One permute and one index per pair of windows, not one of each per window merged into the chunk window by
+/// window: the permutes of a chunk's windows went one after the other through the merge.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Chunks64 {
     pub windows: usize,
     pub starts: Vec<i32>,
     pub index: Vec<[u8; 64]>,
     pub keep: Vec<u64>,
+}
+
+impl Chunks64 {
+    /// The pairs of windows of a chunk (1 for a single window).
+    pub(crate) fn pairs(&self) -> usize {
+        self.windows.div_ceil(2)
+    }
 }
 
 /// A dimension as the planner sees it: `n` steps, strides in elements.
@@ -494,27 +506,27 @@ impl Chunks64 {
         let limit = (32 / esize).clamp(1, MAX_WINDOWS);
         let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, (lo, hi), limit)?;
         let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
+        let pairs = windows.div_ceil(2);
         let mut chunks = Chunks64 {
             windows,
             starts: Vec::with_capacity(per_chunk.len() * windows),
-            index: Vec::with_capacity(per_chunk.len() * windows),
-            keep: Vec::with_capacity(per_chunk.len() * windows),
+            index: Vec::with_capacity(per_chunk.len()),
+            keep: Vec::with_capacity(per_chunk.len() * pairs),
         };
         for (chunk, picks) in per_chunk {
+            let (mut index, mut keep) = ([0u8; 64], vec![0u64; pairs]);
+            for (b, &(k, byte)) in picks.iter().enumerate() {
+                index[b] = byte | ((k % 2) as u8) << 6;
+                keep[k / 2] |= 1 << b;
+            }
             for w in 0..windows {
-                // Unused windows load the first window again and keep no byte.
-                let (mut index, mut keep) = ([0u8; 64], 0u64);
-                for (b, &(k, byte)) in picks.iter().enumerate() {
-                    if k == w {
-                        (index[b], keep) = (byte, keep | 1 << b);
-                    }
-                }
+                // Unused windows load the first window again; no byte comes from them.
                 let start = chunk.get(w).copied().unwrap_or(chunk[0]);
                 assert!(lo <= start && start + 64 <= hi, "window {start} outside the pass interval {lo}..{hi}");
                 chunks.starts.push(i32::try_from(start).ok()?);
-                chunks.index.push(index);
-                chunks.keep.push(keep);
             }
+            chunks.index.push(index);
+            chunks.keep.extend(keep);
         }
         Some(chunks)
     }
@@ -618,12 +630,12 @@ mod tests {
         for i in 0..count {
             let at = if i + 1 == count { pass_bytes - 64 } else { i * 64 };
             let mut acc = [0u8; 64];
-            for w in 0..c.windows {
-                let j = i * c.windows + w;
-                let start = (base + c.starts[j] as isize) as usize;
-                let window = &src[start..start + 64];
-                for b in (0..64).filter(|&b| c.keep[j] >> b & 1 == 1) {
-                    acc[b] = window[c.index[j][b] as usize];
+            for p in 0..c.pairs() {
+                for b in (0..64).filter(|&b| c.windows == 1 || c.keep[i * c.pairs() + p] >> b & 1 == 1) {
+                    let index = c.index[i][b];
+                    let w = 2 * p + usize::from(index >> 6 & 1);
+                    let start = (base + c.starts[i * c.windows + w] as isize) as usize;
+                    acc[b] = src[start + (index & 63) as usize];
                 }
             }
             out[at..at + 64].copy_from_slice(&acc);

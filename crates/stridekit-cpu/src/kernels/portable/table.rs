@@ -114,8 +114,8 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         matches!(ch.windows, 1 | 2 | 4 | 8)
             && pass_bytes >= 64
             && ch.starts.len() == pass_bytes.div_ceil(64) * ch.windows
-            && ch.index.len() == ch.starts.len()
-            && ch.keep.len() == ch.starts.len()
+            && ch.index.len() == ch.starts.len() / ch.windows
+            && ch.keep.len() == ch.index.len() * ch.pairs()
             && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi)
     });
     // The row shuffle's stores stay inside the row's block (width <= bytes = block bytes) and its hull fits its

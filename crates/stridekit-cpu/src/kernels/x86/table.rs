@@ -193,18 +193,23 @@ unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks
     // One loop with or without requests: a chunk here is four 16-byte ones, so the schedule's check weighs a
     // quarter as much per byte (not measured: the machines of these rounds had no AVX-512 VBMI).
     let mut ahead = ahead.over(count);
-    let windows = c.starts.chunks_exact(W).zip(c.index.chunks_exact(W)).zip(c.keep.chunks_exact(W));
-    for (i, ((starts, index), keep)) in windows.enumerate() {
+    let pairs = c.pairs();
+    let chunks = c.starts.chunks_exact(W).zip(&c.index).zip(c.keep.chunks_exact(pairs));
+    for (i, ((starts, index), keep)) in chunks.enumerate() {
         ahead.step(i);
-        let mut acc = _mm512_setzero_si512();
-        for w in 0..W {
-            // SAFETY: window w of chunk i is readable (the caller's contract); the index is 64 bytes.
-            unsafe {
-                let v = _mm512_loadu_si512(src.offset(starts[w] as isize).cast());
-                let idx = _mm512_loadu_si512(index[w].as_ptr().cast());
-                acc = _mm512_mask_permutexvar_epi8(acc, keep[w], idx, v);
-            }
-        }
+        // SAFETY: the windows of chunk i are readable (the caller's contract); the index is 64 bytes.
+        let (v, index): ([__m512i; W], __m512i) = unsafe {
+            (
+                std::array::from_fn(|w| _mm512_loadu_si512(src.offset(starts[w] as isize).cast())),
+                _mm512_loadu_si512(index.as_ptr().cast()),
+            )
+        };
+        let acc = match W {
+            1 => _mm512_permutexvar_epi8(index, v[0]),
+            _ => (0..W / 2).fold(_mm512_setzero_si512(), |acc, p| {
+                _mm512_or_si512(acc, _mm512_maskz_permutex2var_epi8(keep[p], v[2 * p], index, v[2 * p + 1]))
+            }),
+        };
         // SAFETY: at(i) + 64 <= pass_bytes, inside the caller's destination.
         unsafe { _mm512_storeu_si512(dst.add(at(i)).cast(), acc) };
     }
