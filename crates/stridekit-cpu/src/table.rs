@@ -271,7 +271,7 @@ impl TablePlan {
         let chunks = if simd { Chunks::build(&table_offsets, esize, pass_bytes, lo, hi) } else { None };
         let chunks64 = if simd && crate::kernels::wide_permutes() {
             Chunks64::build(&table_offsets, esize, pass_bytes, lo, hi)
-                .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows)))
+                .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows), esize))
         } else {
             None
         };
@@ -481,20 +481,26 @@ impl Chunks {
     }
 }
 
-/// Whether the 64-byte form of a pass with `windows` windows per chunk is taken over its 16-byte form of `windows16`
-/// windows (`None`: no 16-byte form, the pass is walked): when the 16-byte form needs more than half as many
-/// windows, or there is none and the 64-byte form needs at most two. Per 64 destination bytes the 64-byte form
-/// loads `windows` lines-crossing 64-byte windows and permutes each; the 16-byte form in pairs of halves loads and
-/// shuffles `2 windows16` pairs of 16-byte windows. Measured on an Intel Xeon with AVX-512 VBMI (2 vCPUs, 2026-11-28),
-/// four alternating rounds over the 132 sweep cases of seeds 1-4 with a 64-byte form, time ratios of the 16-byte
-/// form (or the walk) over the 64-byte one, by windows (64-byte, 16-byte): (8, 2-4) 0.72-0.85 over 18 cases,
-/// (4, 1-2) 0.80-0.81 over 26, (2, 1) 0.91 over 13, (4-8, walk) 0.77 and 0.89 over 16; kept: (1, 1) 1.11, (2, 2)
-/// 0.99, (4, 3-4) 0.98-1.00, (8, 6) 1.01, (2, 3) 1.18, (4, 8) and (8, 8) 1.2-1.27, (2, walk) 1.03
-/// (`docs/PERFORMANCE.md`, twenty-seventh round).
-pub(crate) fn chunks64_pays(windows: usize, windows16: Option<usize>) -> bool {
+/// Whether the 64-byte form of a pass with `windows` windows per chunk of `esize`-byte elements is taken over its
+/// 16-byte form of `windows16` windows (`None`: no 16-byte form, the pass is walked): when the 16-byte form needs more
+/// than half as many windows, or there is none and the 64-byte form needs at most two windows, or at most one per
+/// four elements of a chunk (`16 / esize`). Per 64 destination bytes the 64-byte form loads `windows` lines-crossing
+/// 64-byte windows and permutes each pair; the 16-byte form in pairs of halves loads and shuffles `2 windows16` pairs
+/// of 16-byte windows; the walk moves the chunk's `64 / esize` elements one by one.
+///
+/// Measured on an Intel Xeon with AVX-512 VBMI (2 vCPUs, 2026-11-28), four alternating rounds over the 132 sweep
+/// cases of seeds 1-4 with a 64-byte form, time ratios of the 16-byte form (or the walk) over the 64-byte one, by
+/// windows (64-byte, 16-byte), when each window had a permute of its own: (8, 2-4) 0.72-0.85 over 18 cases, (4, 1-2)
+/// 0.80-0.81 over 26, (2, 1) 0.91 over 13, (4-8, walk) 0.77 and 0.89 over 16; kept: (1, 1) 1.11, (2, 2) 0.99, (4,
+/// 3-4) 0.98-1.00, (8, 6) 1.01, (2, 3) 1.18, (4, 8) and (8, 8) 1.2-1.27, (2, walk) 1.03 (`docs/PERFORMANCE.md`,
+/// twenty-seventh round). With the permutes in pairs (forty-ninth round), against the walk: the 109 passes of
+/// seeds 1-20 with 3-8 windows, two ABBA rounds each in its own process, time ratios 64-byte form / walk: bytes
+/// with 5-8 windows 0.40 (3 cases), u16 with 3-8 0.71-0.89 (12), u32 with 3-4 0.92 (21); u32 with 5-8 1.05 (16),
+/// u64 with 3-4 1.18 (57).
+pub(crate) fn chunks64_pays(windows: usize, windows16: Option<usize>, esize: usize) -> bool {
     match windows16 {
         Some(w16) => windows < 2 * w16,
-        None => windows <= 2,
+        None => windows <= (16 / esize).max(2),
     }
 }
 
@@ -684,10 +690,12 @@ mod tests {
 
     #[test]
     fn the_64_byte_form_is_taken_where_the_16_byte_form_needs_more_than_half_its_windows() {
-        assert!(chunks64_pays(1, Some(1)) && chunks64_pays(2, Some(2)) && chunks64_pays(4, Some(3)));
-        assert!(chunks64_pays(8, Some(6)) && chunks64_pays(8, Some(8)) && chunks64_pays(2, None));
-        assert!(!chunks64_pays(2, Some(1)) && !chunks64_pays(4, Some(2)) && !chunks64_pays(8, Some(4)));
-        assert!(!chunks64_pays(4, None) && !chunks64_pays(8, None));
+        assert!(chunks64_pays(1, Some(1), 1) && chunks64_pays(2, Some(2), 2) && chunks64_pays(4, Some(3), 4));
+        assert!(chunks64_pays(8, Some(6), 1) && chunks64_pays(8, Some(8), 2) && chunks64_pays(2, None, 8));
+        assert!(!chunks64_pays(2, Some(1), 1) && !chunks64_pays(4, Some(2), 2) && !chunks64_pays(8, Some(4), 1));
+        // Without a 16-byte form: at most a window per four elements of a chunk, or two.
+        assert!(chunks64_pays(8, None, 1) && chunks64_pays(8, None, 2) && chunks64_pays(4, None, 4));
+        assert!(!chunks64_pays(8, None, 4) && !chunks64_pays(4, None, 8) && chunks64_pays(2, None, 8));
         // Through the plan: rows of 42 bytes 690 apart (sweep3_134) take two 16-byte windows per half (a row and
         // the next), and four 64-byte ones per chunk (parts of three rows, rounded up): the 16-byte form only.
         let mut dims = vec![TDim { n: 24, src: 690, dst: 42 }, TDim { n: 42, src: 1, dst: 1 }];
