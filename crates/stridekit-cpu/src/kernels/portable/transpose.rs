@@ -105,7 +105,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
     }
     #[cfg(target_arch = "x86_64")]
     if ctx.vbmi
-        && !(a_dst == (nb * T::SIZE) as isize && x86::interleave_first(nb, T::SIZE))
+        && !(a_dst == (nb * T::SIZE) as isize && x86::interleave_first(nb, T::SIZE, ctx.nt))
         && x86::pixels64_pays(a_src, nb, T::SIZE)
         && x86::pixels64_fits(na, a_src, a_dst, nb, T::SIZE)
     {

@@ -7,10 +7,15 @@ use std::arch::x86_64::*;
 
 /// Whether [`transpose_avx2`] has a dedicated interleave for `nb` planes of `e`-byte elements into contiguous pixels,
 /// which `portable::transpose` leaves them to rather than to the 64-byte permutes (`planes.rs::pixels64`): 2-4
-/// planes ([`interleave`]) and 8 planes of bytes ([`interleave_bytes8`], which streams: 8 byte planes into 8-byte
-/// pixels of a 64 MB copy took 1.77x the time through the permutes).
-pub(crate) fn interleave_first(nb: usize, e: usize) -> bool {
-    (2..=4).contains(&nb) || (nb == 8 && e == 1)
+/// planes ([`interleave`]), 8 planes of bytes ([`interleave_bytes8`], which streams: 8 byte planes into 8-byte
+/// pixels of a 64 MB copy took 1.77x the time through the permutes), and, when the copy streams (`nt`), 6-7 planes
+/// of 2-byte elements ([`interleave_narrow`], which streams its 16-byte chunks, and fills 6 or 7 of the 8 rows of
+/// its tiles): the 192 MB CHW6 -> HWC of f16 (`t_f16_chw6_to_hwc`) took 0.63-0.87 of the time of the permutes and
+/// 6 u16 planes of a 58 MB copy (sweep46_156) 0.69-1.06 (four runs of two to four ABBA rounds, each case in its
+/// own process; `docs/PERFORMANCE.md`, forty-ninth round). 5 planes, half of whose tile rows are zero, stay with
+/// the permutes (a 76 MB copy, sweep12_046: 0.79-1.29).
+pub(crate) fn interleave_first(nb: usize, e: usize, nt: bool) -> bool {
+    (2..=4).contains(&nb) || (nb == 8 && e == 1) || (nt && e == 2 && (6..=7).contains(&nb))
 }
 
 /// The transpose of [`transpose_avx2`] into a contiguous destination with `NB` = 2, 3 or 4 short rows: the
@@ -302,6 +307,14 @@ unsafe fn scalar_pixels<T: Elem, const NB: usize>(
 mod tests {
     use super::*;
     use crate::kernels::x86::tiles::assert_transposed;
+
+    #[test]
+    fn dedicated_interleaves_come_first_and_the_narrow_one_when_streaming() {
+        assert!(interleave_first(2, 8, false) && interleave_first(4, 1, false) && interleave_first(8, 1, false));
+        assert!(!interleave_first(8, 2, true) && !interleave_first(12, 1, true) && !interleave_first(5, 2, true));
+        assert!(interleave_first(6, 2, true) && interleave_first(7, 2, true));
+        assert!(!interleave_first(6, 2, false) && !interleave_first(7, 2, false) && !interleave_first(6, 4, true));
+    }
 
     /// Every instance of the interleaves' constant masks, called directly (on CPUs with AVX-512 VBMI the planner
     /// sends some of these shapes to `planes.rs::pixels64` instead): `na` pixels out of `nb` planes `b_src` bytes
