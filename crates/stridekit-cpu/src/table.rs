@@ -22,6 +22,9 @@ pub(crate) const BLOCK_MAX_BYTES: usize = 256;
 pub(crate) const PASS_MAX_BYTES: usize = 1024;
 /// The most 16-byte source windows one 16-byte destination chunk may need for the shuffle path.
 const MAX_WINDOWS: usize = 8;
+/// The most 64-byte source windows one 64-byte destination chunk may need for the 64-byte form ([`Chunks64`]): 16
+/// registers, with the index and the chunk beside them, of the 32.
+pub(crate) const MAX_WINDOWS64: usize = 16;
 
 /// A block's innermost dimension qualifies when it is at most this many bytes.
 pub(crate) const SMALL_RUN_MAX_BYTES: usize = 64;
@@ -505,11 +508,12 @@ pub(crate) fn chunks64_pays(windows: usize, windows16: Option<usize>, esize: usi
 }
 
 impl Chunks64 {
-    /// The 64-byte form of a pass, or `None` when a chunk needs more than 8 windows (4 for 8-byte elements: a
-    /// window costs two loads and a permute, the eight elements of a chunk walked one by one a table load, a
-    /// load and a store each), the pass is shorter than 64 bytes or its source interval is.
+    /// The 64-byte form of a pass, or `None` when a chunk needs more than [`MAX_WINDOWS64`] windows (half a
+    /// window per element of a chunk for 2-8 byte elements: a pair of windows costs two loads and a permute, a
+    /// chunk walked one element at a time a table load, a load and a store each), the pass is shorter than 64
+    /// bytes or its source interval is.
     pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks64> {
-        let limit = (32 / esize).clamp(1, MAX_WINDOWS);
+        let limit = (32 / esize).clamp(1, MAX_WINDOWS64);
         let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, (lo, hi), limit)?;
         let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
         let pairs = windows.div_ceil(2);

@@ -111,7 +111,7 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
             && ch.starts.iter().all(|&s| lo <= s as isize && s as isize + 16 <= hi)
     });
     let chunks64 = t.chunks64.as_ref().is_none_or(|ch| {
-        matches!(ch.windows, 1 | 2 | 4 | 8)
+        matches!(ch.windows, 1 | 2 | 4 | 8 | 16)
             && pass_bytes >= 64
             && ch.starts.len() == pass_bytes.div_ceil(64) * ch.windows
             && ch.index.len() == ch.starts.len() / ch.windows

@@ -174,7 +174,8 @@ pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, 
             1 => chunks64_with::<1>(src, dst, c, pass_bytes, ahead),
             2 => chunks64_with::<2>(src, dst, c, pass_bytes, ahead),
             4 => chunks64_with::<4>(src, dst, c, pass_bytes, ahead),
-            _ => chunks64_with::<8>(src, dst, c, pass_bytes, ahead),
+            8 => chunks64_with::<8>(src, dst, c, pass_bytes, ahead),
+            _ => chunks64_with::<16>(src, dst, c, pass_bytes, ahead),
         }
     }
 }
@@ -1044,6 +1045,33 @@ mod tests {
                 unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
                 assert_eq!(out, expected);
             }
+        }
+    }
+
+    /// The 64-byte form in pairs of windows, through the kernel, for every window count it takes: every `k`-th byte
+    /// of rows `64 k` bytes apart (a chunk's 64 bytes from `64 k` source bytes, `k` windows, rounded up to a power of
+    /// two), against the table's own reading of the pass.
+    #[test]
+    fn the_64_byte_form_pairs_up_to_sixteen_windows() {
+        if !crate::kernels::wide_permutes() {
+            eprintln!("no AVX-512 VBMI here: the 64-byte form does not run");
+            return;
+        }
+        for (k, windows) in [(1, 1), (2, 2), (3, 4), (7, 8), (15, 16), (16, 16)] {
+            let mut dims = vec![TDim { n: 16, src: 64 * k, dst: 64 }, TDim { n: 64, src: k, dst: 1 }];
+            let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+            let pass_bytes = plan.per * plan.block;
+            let (lo, hi) = crate::table::pass_interval(plan.per, plan.row_src, plan.hull);
+            let c = Chunks64::build(&plan.table.offsets, 1, pass_bytes, lo, hi).expect("a 64-byte form");
+            assert_eq!(c.windows, windows, "every {k}th byte");
+            let (src, at, expected) = pass_source(&plan, 1);
+            let mut out = vec![0u8; pass_bytes];
+            // SAFETY: AVX-512 VBMI detected; the windows lie in the pass interval, `src` from `at`; `out` holds the
+            // pass.
+            unsafe {
+                table_chunks64(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), &c, pass_bytes, Spread::none())
+            };
+            assert_eq!(out, expected, "every {k}th byte");
         }
     }
 }
