@@ -23,6 +23,14 @@ pub(crate) unsafe fn gather<T: Elem>(src: *const u8, dst: *mut u8, n: usize, str
             return;
         }
     }
+    #[cfg(target_arch = "x86_64")]
+    if ctx.vbmi && x86::gather64_pays(T::SIZE) && x86::gather64_fits(n, stride, T::SIZE) {
+        // The strides the AVX2 gather has no shuffles for: 64-byte permutes out of each step's source windows.
+        // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); same ranges; the bytes between source elements lie inside the
+        // source range's allocation (execute_raw's contract), and the values the loads read there are discarded.
+        unsafe { x86::gather64(src, dst, n, stride, T::SIZE) };
+        return;
+    }
     let _ = (ctx, Simd::None);
     debug_assert!(stride.unsigned_abs() >= T::SIZE);
     // The bytes between source elements may belong to someone else (another array's elements, written meanwhile):

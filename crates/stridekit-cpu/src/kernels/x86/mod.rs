@@ -27,7 +27,9 @@ pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
 pub(crate) use fill::fill_avx2;
 pub(crate) use gather::gather_avx2;
 pub(crate) use interleave::interleave_first;
-pub(crate) use planes::{pixels64, pixels64_fits, pixels64_pays, planes64, planes64_fits};
+pub(crate) use planes::{
+    gather64, gather64_fits, gather64_pays, pixels64, pixels64_fits, pixels64_pays, planes64, planes64_fits,
+};
 pub(crate) use prefetch::{prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuffle64_fits, rows_shuffle64_pays};

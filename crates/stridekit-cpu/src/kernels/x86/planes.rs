@@ -35,7 +35,12 @@ fn step_hull(na: usize, a_src: isize, b_src: isize, e: usize) -> (isize, isize) 
 /// cases of seeds 1-20 (`docs/PERFORMANCE.md`, forty-eighth round): its index tables are built once per shape and
 /// thread, not per call.
 pub(crate) fn planes64_fits(na: usize, a_src: isize, nb: usize, b_src: isize, e: usize) -> bool {
-    if !(2..=MAX_PLANES).contains(&na) || !matches!(e, 1 | 2 | 4 | 8) || b_src == 0 || nb < 64 / e {
+    na >= 2 && planes_fit(na, a_src, nb, b_src, e)
+}
+
+/// [`planes64_fits`] for any number of planes from one: the steps' limits.
+fn planes_fit(na: usize, a_src: isize, nb: usize, b_src: isize, e: usize) -> bool {
+    if !(1..=MAX_PLANES).contains(&na) || !matches!(e, 1 | 2 | 4 | 8) || b_src == 0 || nb < 64 / e {
         return false;
     }
     // Strides a step cannot hold anyway, refused before the products below could overflow.
@@ -297,6 +302,40 @@ pub(crate) unsafe fn planes64(
     unsafe { run_cached(shape, src, dst, nb, e, b_src, e as isize) };
 }
 
+/// Whether [`gather64`] takes the gather of `n` elements of `e` bytes `stride` bytes apart: [`planes64_fits`]'s steps
+/// with a single plane (`64 / e` elements a step from at most a KiB of source, at most [`most_pairs`] pairs of
+/// windows: every 2nd to 16th byte or u16, up to every 12th u32 and 11th u64), at least one step.
+pub(crate) fn gather64_fits(n: usize, stride: isize, e: usize) -> bool {
+    planes_fit(1, 0, n, stride, e)
+}
+
+/// Whether the gathers take [`gather64`] where it fits: for elements of 1-2 bytes. Over the 53 gathers of sweep seeds
+/// 1-60 that fit at strides the AVX2 gather has no shuffles for, each case in its own process, two and three ABBA
+/// rounds: bytes 0.37-1.05 of the time (5 cases; every 15th byte of a 58 MB copy, sweep3_145: 0.74-0.84), 2-byte
+/// elements 0.73-1.08 (13), geometric mean 0.90 over the 18 of both; but 4- and 8-byte elements 0.92-1.31 by group
+/// (35 cases), whose element loop moves as many bytes in four to eight times fewer moves (`docs/PERFORMANCE.md`,
+/// forty-ninth round).
+pub(crate) fn gather64_pays(e: usize) -> bool {
+    e <= 2
+}
+
+/// The gather `dst[i * e] = src[i * stride]` (byte strides, `i < n`) of a [`gather64_fits`] shape: [`planes64`]'s
+/// steps with one plane, each step's `64 / e` elements permuted out of its windows, where the strides the AVX2
+/// gather has no shuffles for (every 5th u16, every 9th byte, ...) moved one element at a time.
+///
+/// # Safety
+/// AVX-512 F, BW and VBMI are available; `gather64_fits(n, stride, e)`; the `n` source elements and the `n`
+/// contiguous destination elements are valid, and so is every byte between the lowest and the highest source
+/// element; the destination does not overlap the source.
+#[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
+pub(crate) unsafe fn gather64(src: *const u8, dst: *mut u8, n: usize, stride: isize, e: usize) {
+    debug_assert!(gather64_fits(n, stride, e));
+    let shape = Shape::Planes(1, 0, 0, stride, e);
+    // SAFETY: a step's windows lie inside its elements' source bytes, its single chunk is bytes `i e .. i e + 64` of
+    // the destination for its elements `i` (`n >= 64 / e`); the caller's contract.
+    unsafe { run_cached(shape, src, dst, n, e, stride, e as isize) };
+}
+
 /// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
 /// [`pixels64_fits`] shape, a few planes into pixels: by steps of `64 / e` pixels, each loading its planes' runs
 /// once and permuting each 64 destination bytes of its pixels out of them (the padding between pixels masked off).
@@ -458,6 +497,46 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// [`gather64`] as a kernel of this file: one plane (`na == 1`), its `nb` elements `b_src` apart.
+    #[allow(clippy::too_many_arguments)] // the signature of `Kernel`
+    unsafe fn gather_kernel(
+        src: *const u8,
+        dst: *mut u8,
+        na: usize,
+        _: isize,
+        _: isize,
+        nb: usize,
+        b_src: isize,
+        e: usize,
+    ) {
+        assert_eq!(na, 1);
+        // SAFETY: the caller's contract (`check`'s): a gather64_fits shape over valid ranges.
+        unsafe { gather64(src, dst, nb, b_src, e) }
+    }
+
+    #[test]
+    fn gathers_against_the_definition() {
+        if !crate::kernels::wide_permutes() {
+            eprintln!("no AVX-512 VBMI here: the kernel does not run");
+            return;
+        }
+        // (stride in elements, e): every element size at the strides the AVX2 gather has no shuffles for, up to the
+        // largest a step of a KiB holds, forwards and backwards.
+        for (k, e) in [(9, 1), (16, 1), (-11, 1), (5, 2), (-16, 2), (7, 4), (-12, 4), (5, 8), (-11, 8), (2, 1)] {
+            let k: isize = k;
+            let b_src = k * e as isize;
+            let g = 64 / e;
+            for nb in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
+                assert!(gather64_fits(nb, b_src, e), "{nb} {b_src} {e}");
+                for (pad, shift) in [(0, 0), (13, 5), (0, 8)] {
+                    check(gather_kernel, 1, 0, nb, b_src, e, pad, shift);
+                }
+            }
+        }
+        assert!(!gather64_fits(1000, 17, 1) && !gather64_fits(1000, 13 * 4, 4) && !gather64_fits(1000, 12 * 8, 8));
+        assert!(!gather64_fits(63, 9, 1) && !gather64_fits(1000, 0, 1));
     }
 
     #[test]
