@@ -537,6 +537,8 @@ mod tests {
         }
         assert!(!gather64_fits(1000, 17, 1) && !gather64_fits(1000, 13 * 4, 4) && !gather64_fits(1000, 12 * 8, 8));
         assert!(!gather64_fits(63, 9, 1) && !gather64_fits(1000, 0, 1));
+        // Taken for 1-2 byte elements only, where the element loop moves the fewest bytes per move.
+        assert!(gather64_pays(1) && gather64_pays(2) && !gather64_pays(4) && !gather64_pays(8));
     }
 
     #[test]
