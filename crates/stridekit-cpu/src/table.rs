@@ -256,53 +256,111 @@ impl TablePlan {
         };
         let block_bytes = block as i64 * e;
         let contiguous_rows = row_dst == block_bytes || rows == 1;
-        let mut per = if contiguous_rows { (PASS_MAX_BYTES as u64 / block_bytes as u64).clamp(1, rows) } else { 1 };
+        let dense_per = (PASS_MAX_BYTES as u64 / block_bytes as u64).clamp(1, rows);
         // The offsets of a pass must fit i32: |(per - 1) row_src| + hull.
         let fits = |per: u64| -> bool {
             (per as i128 - 1) * (row_src.unsigned_abs() as i128) + hull as i128 <= i32::MAX as i128
         };
-        while per > 1 && !fits(per) {
-            per /= 2;
-        }
-        if !fits(per) {
-            return None;
-        }
-        let table_offsets: Vec<i32> =
-            (0..per as i64).flat_map(|r| offsets.iter().map(move |&o| (r * row_src + (o - min) * e) as i32)).collect();
-        let pass_bytes = per as usize * block as usize * esize;
-        let (lo, hi) = pass_interval(per as usize, row_src as isize, hull as usize);
-        debug_assert!(table_offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
-        let chunks = if simd { Chunks::build(&table_offsets, esize, pass_bytes, lo, hi) } else { None };
-        let chunks64 = if simd && crate::kernels::wide_permutes() {
-            Chunks64::build(&table_offsets, esize, pass_bytes, lo, hi)
-                .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows), esize))
-        } else {
-            None
+        let forms = |mut per: u64| -> Option<Pass> {
+            while per > 1 && !fits(per) {
+                per /= 2;
+            }
+            if !fits(per) {
+                return None;
+            }
+            let offsets: Vec<i32> = (0..per as i64)
+                .flat_map(|r| offsets.iter().map(move |&o| (r * row_src + (o - min) * e) as i32))
+                .collect();
+            let pass_bytes = per as usize * block as usize * esize;
+            let (lo, hi) = pass_interval(per as usize, row_src as isize, hull as usize);
+            debug_assert!(offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
+            let chunks = if simd { Chunks::build(&offsets, esize, pass_bytes, lo, hi) } else { None };
+            let chunks64 = if simd && crate::kernels::wide_permutes() {
+                Chunks64::build(&offsets, esize, pass_bytes, lo, hi)
+                    .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows), esize))
+            } else {
+                None
+            };
+            let row_shuffle = if simd && per == 1 { RowShuffle::build(&offsets, esize, hull as usize) } else { None };
+            let followed = followed(&offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes);
+            Some(Pass { per, offsets, chunks, chunks64, row_shuffle, followed })
         };
+        let mut pass = forms(if contiguous_rows { dense_per } else { 1 })?;
+        let walked = pass.chunks.is_none() && pass.chunks64.is_none() && pass.row_shuffle.is_none();
+        let small = pass.row_shuffle.is_none() && block_bytes <= SPACED_SHUFFLED_MAX_BYTES as i64;
+        if simd && !contiguous_rows && (walked || small) && spaced_rows(rows, row_src, row_dst, block_bytes, esize) {
+            // Spaced destination rows (a padded output) pass by pass as if they were contiguous, through an L1
+            // stage (`portable::table`), when that dense pass has a shuffle form: see [`spaced_rows`].
+            if let Some(dense) = forms(dense_per).filter(|p| p.per > 1 && (p.chunks.is_some() || p.chunks64.is_some()))
+            {
+                pass = dense;
+            }
+        }
         let plan = TablePlan {
             rows: usize::try_from(rows).ok()?,
             row_src: isize::try_from(row_src).ok()?,
             row_dst: isize::try_from(row_dst).ok()?,
-            per: per as usize,
+            per: pass.per as usize,
             block: block as usize,
             hull: usize::try_from(hull).ok()?,
             shift: min,
             table: Table {
-                lines: prefetch_lines(&table_offsets, esize),
-                followed: followed(&table_offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes),
-                row_shuffle: if simd && per == 1 {
-                    RowShuffle::build(&table_offsets, esize, hull as usize)
-                } else {
-                    None
-                },
-                offsets: table_offsets,
-                chunks,
-                chunks64,
+                lines: prefetch_lines(&pass.offsets, esize),
+                followed: pass.followed,
+                row_shuffle: pass.row_shuffle,
+                offsets: pass.offsets,
+                chunks: pass.chunks,
+                chunks64: pass.chunks64,
             },
         };
         dims.truncate(dims.len() - take - usize::from(rows_dim.is_some()));
         Some(plan)
     }
+}
+
+/// One pass of a table as [`TablePlan::build`] compiles it: its rows, offsets and forms.
+struct Pass {
+    per: u64,
+    offsets: Vec<i32>,
+    chunks: Option<Chunks>,
+    chunks64: Option<Chunks64>,
+    row_shuffle: Option<RowShuffle>,
+    followed: bool,
+}
+
+/// The fewest rows a call of spaced rows takes through the stage ([`spaced_rows`]): calls of 2-10 rows took
+/// 1.06-1.36x the time through it (the stage's set-up and a partial pass per call).
+const SPACED_MIN_ROWS: usize = 16;
+
+/// The largest block of spaced rows that takes the stage where one row already has a shuffle form ([`spaced_rows`]):
+/// blocks of 16-32 bytes ran in 0.19-0.86 of the time through it (four f32 3 apart into rows of 160 bytes,
+/// sweep6_155: 0.53), blocks of 33-244 bytes mostly in more (0.94-2.1: 22 u32 into rows of 2728 bytes, sweep5_096,
+/// 2.1), where one row's own shuffles already fill whole 16- or 64-byte stores and the stage adds a copy.
+const SPACED_SHUFFLED_MAX_BYTES: usize = 32;
+
+/// Whether `rows` rows of a block of `block_bytes` (`esize`-byte elements), `row_src` and `row_dst` bytes apart, are
+/// spaced destination rows (a padded output: 3 of every 13 channels, RGB into RGBX) that a table runs as the passes
+/// of contiguous rows, each into an L1 stage, from which the short-row kernel copies the rows to their places
+/// (`portable::table`). Rows that do not meet or overlap in the destination, at least [`SPACED_MIN_ROWS`] of them,
+/// read from a moving source (a broadcast row is computed once instead, `portable::table`), and not rows that the
+/// partner tiles may take (`planner::rows_as_partner`: 1-4 elements apart, a tile of them, blocks of 16 bytes or
+/// more). [`TablePlan::build`] takes it where the dense pass has a shuffle form and one row has none (its elements
+/// walked one by one), or has one over a block of at most [`SPACED_SHUFFLED_MAX_BYTES`].
+///
+/// One pass per row walked its elements one at a time: 3 reversed i32 planes into pixels of 13 (sweep1_088 of
+/// `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M`) spent 1.9 ns an element. Measured on the Intel Xeon
+/// of `docs/PERFORMANCE.md`'s fiftieth round, time ratios stage / one row per pass, each case in its own process,
+/// ABBA rounds: the 57 cases of seeds 1-20 that any spaced rows changed, two rounds, 0.90 (0.19-2.1), from which the
+/// two limits were drawn; the 22 of them the rule keeps, three rounds, 0.65 (sweep1_088 0.43, 0.26 -> 0.61 of the
+/// roofline); the 19 of seeds 21-40, drawn after the rule was fixed, three rounds, 0.71 (0.31-1.13).
+fn spaced_rows(rows: u64, row_src: i64, row_dst: i64, block_bytes: i64, esize: usize) -> bool {
+    let e = esize as i64;
+    let partner = matches!(esize, 1 | 2 | 4)
+        && row_src % e == 0
+        && (1..=4).contains(&(row_src / e).unsigned_abs())
+        && rows >= 16 / esize as u64
+        && block_bytes >= 16;
+    rows >= SPACED_MIN_ROWS as u64 && row_src != 0 && row_dst.unsigned_abs() >= block_bytes.unsigned_abs() && !partner
 }
 
 /// The fewest lines a pass must read for [`Table::lines`] to prefetch them, and the most (256 lines: 16 KiB, half
@@ -597,6 +655,33 @@ mod tests {
     }
 
     #[test]
+    fn spaced_rows_take_dense_passes_where_the_rule_says() {
+        let per = |dims: Vec<TDim>, esize: usize, simd: bool| {
+            let mut dims = dims;
+            let plan = TablePlan::build(&mut dims, esize, simd).unwrap();
+            (plan.per, plan.table.shuffles())
+        };
+        // Three f32 planes 1000 elements apart into pixels of 13: no shuffle form for one row (walked), so 100 rows
+        // take passes of 85 (1020 bytes) with a shuffle form, from 16 rows on; not without SIMD.
+        let planes = |n: u64| vec![TDim { n, src: 1, dst: 13 }, TDim { n: 3, src: 1000, dst: 1 }];
+        assert_eq!(per(planes(100), 4, true), (85, true));
+        assert_eq!(per(planes(16), 4, true), (16, true));
+        assert_eq!(per(planes(15), 4, true), (1, false));
+        assert_eq!(per(planes(100), 4, false), (1, false));
+        // A broadcast row is computed once (`portable::table`), not passed through the stage.
+        let broadcast = vec![TDim { n: 100, src: 0, dst: 13 }, TDim { n: 3, src: 1000, dst: 1 }];
+        assert_eq!(per(broadcast, 4, true).0, 1);
+        // Four f32 3 apart into rows 40 elements apart: one row has a shuffle form, but a block of 16 bytes is at
+        // most SPACED_SHUFFLED_MAX_BYTES; ten (40 bytes) are more, and keep one row per pass.
+        let gather = |k: u64| vec![TDim { n: 100, src: 3 * k as i64, dst: 40 }, TDim { n: k, src: 3, dst: 1 }];
+        assert_eq!(per(gather(4), 4, true), (64, true));
+        assert_eq!(per(gather(10), 4, true), (1, true));
+        // Rows one element apart whose blocks are 16 bytes: the partner tiles' shape (`planner::rows_as_partner`).
+        let partner = vec![TDim { n: 100, src: 1, dst: 40 }, TDim { n: 4, src: 1000, dst: 1 }];
+        assert_eq!(per(partner, 4, true).0, 1);
+    }
+
+    #[test]
     fn blocks_rows_and_shuffles_of_a_reversed_rgb_row() {
         // u8 image rows of 8 RGB pixels, pixels reversed: dims (rows 40: 24/24, pixels 8: -3/3, channels 3: 1/1).
         let mut dims =
@@ -754,18 +839,26 @@ mod tests {
     }
 
     #[test]
-    fn far_apart_wide_elements_stay_scalar_and_strided_outputs_take_one_row_per_pass() {
+    fn far_apart_wide_elements_stay_scalar_and_few_strided_output_rows_take_one_row_per_pass() {
         // u64 transposed pairs: every element from another row: no shuffle form.
         let mut dims = vec![TDim { n: 64, src: 1, dst: 2 }, TDim { n: 2, src: 1000, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 8, true).unwrap();
         assert!(plan.table.chunks.is_none());
         assert_eq!((plan.per, plan.rows), (64, 64));
-        // Rows of 3 elements 4 apart in the destination (padded output rows): one row per pass.
+        // Rows of 3 elements 4 apart in the destination (padded output rows): one row per pass, below
+        // SPACED_MIN_ROWS rows or without SIMD.
+        for (n, simd) in [(15, true), (64, false)] {
+            let mut dims = vec![TDim { n, src: 6, dst: 4 }, TDim { n: 3, src: 2, dst: 1 }];
+            let plan = TablePlan::build(&mut dims, 4, simd).unwrap();
+            assert_eq!((plan.per, plan.block, plan.row_dst), (1, 3, 16));
+            // 12 bytes from a hull of 20: no row shuffle.
+            assert_eq!(plan.table.row_shuffle, None);
+        }
+        // From 16 rows on, passes of the rows as if contiguous, through the stage (`spaced_rows`).
         let mut dims = vec![TDim { n: 64, src: 6, dst: 4 }, TDim { n: 3, src: 2, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 4, true).unwrap();
-        assert_eq!((plan.per, plan.block, plan.row_dst), (1, 3, 16));
-        // 12 bytes from a hull of 20: no row shuffle.
-        assert_eq!(plan.table.row_shuffle, None);
+        assert_eq!((plan.per, plan.block, plan.row_dst), (64, 3, 16));
+        assert!(plan.table.shuffles());
     }
 
     /// Runs one row the way the row shuffle kernel does, in safe code over a 16-byte window.

@@ -712,6 +712,39 @@ fn broadcast_rows_into_padded_rows_through_the_table() {
 }
 
 #[test]
+fn planes_into_padded_pixels_through_the_stage() {
+    // Spaced destination rows (a padded output) whose dense passes have a shuffle form go pass by pass through an
+    // L1 stage and are then copied row by row (`table::spaced_rows`, `portable/table.rs::table`): three planes, read
+    // forwards or backwards, into the first 3 of 13 channels or of 4; four elements 3 apart into rows 40 elements
+    // apart (whose one row alone has a shuffle form). 16 rows (the fewest), and enough for whole passes and a
+    // partial one. The sentinel-filled output shows that no padding byte is written.
+    let rows: &[u32] = if cfg!(miri) { &[16] } else { &[16, 100, 700] };
+    for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
+        for &n in rows {
+            for rs in [1, -1] {
+                for pixel in [13, 4] {
+                    let planes = Some(&[1, n][..]);
+                    case(dt, &[n, 9], planes, &[0, 5], &[n, 3], &[rs, 1], &[n, 3], Some(&[pixel, 1]));
+                }
+                case(dt, &[n, 10], None, &[0, 0], &[n, 10], &[rs, 3], &[n, 4], Some(&[40, 1]));
+            }
+        }
+    }
+    // Those shapes do take the stage: passes of several rows under destination rows further apart than a row.
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(DataType::Float32, &[700, 9], Some(&[1, 700])).unwrap(),
+        output: BufferTensorDesc::new(DataType::Float32, &[700, 3], Some(&[13, 1])).unwrap(),
+        input_window_offsets: vec![0, 5],
+        input_window_sizes: vec![700, 3],
+        input_window_strides: vec![-1, 1],
+    };
+    let options = stridekit_cpu::ExecOptions { threads: 1, ..Default::default() };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), options).unwrap();
+    let plan = op.describe();
+    assert!(plan.starts_with("table block 3x4B") && plan.contains("/52 per 85 chunks"), "{plan}");
+}
+
+#[test]
 fn gather_tiles_with_nearby_partners() {
     // The transpose partner reads nearby bytes without being one element: each row gathers at a large stride from
     // a start a few elements after the previous row's (rows that read the same lines), forwards and backwards;

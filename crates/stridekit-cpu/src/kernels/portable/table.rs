@@ -3,7 +3,9 @@
 //! offsets and writes `block` contiguous elements at `dst + r * row_dst`. Rows are taken `per` at a time (a pass);
 //! a full pass uses a shuffle form when there is one (x86: 64-byte chunks with AVX-512 VBMI, else 16-byte ones),
 //! the last partial pass and everything else walk the offsets. A broadcast row dimension (`row_src == 0`,
-//! contiguous destination) computes one pass and copies it.
+//! contiguous destination) computes one pass and copies it. Rows spaced apart in the destination (a padded output)
+//! take passes of several rows only through a stage: each pass is written there as if the rows were contiguous,
+//! and the short-row kernel copies its rows to their places (`crate::table::spaced_rows`).
 //!
 //! A call may also carry a *partner* dimension (`na > 1`): `na` steps reading 1-4 elements further on (`a_src`
 //! bytes, always forwards: the planner flips a partner that reads backwards, which then writes backwards) and
@@ -21,7 +23,7 @@ use crate::kernels::spread::Spread;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86;
 use crate::kernels::{Ctx, Elem, Simd};
-use crate::table::{BLOCK_MAX_BYTES, Table, pass_interval};
+use crate::table::{BLOCK_MAX_BYTES, PASS_MAX_BYTES, Table, pass_interval};
 
 /// The numbers of one call (the fields of `Inner::Table`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -90,7 +92,8 @@ pub(crate) fn footprint(c: TableCall, esize: usize) -> Footprint {
 /// Whether `t` is a table for the numbers of `c` on `esize`-byte elements: the invariants the kernel's loads and
 /// stores rely on, checked once by [`check`](crate::kernels::check) so that no call can run a table that does not
 /// match its numbers (every offset of a pass inside the pass interval, the windows inside it too, the chunks
-/// covering exactly one pass, several rows per pass only over a contiguous destination).
+/// covering exactly one pass, several rows per pass only over a contiguous destination or spaced rows, whose
+/// passes fit the stage).
 pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
     let (lo, hi) = pass_interval(c.per, c.row_src, c.hull);
     let pass_bytes = c.per * c.block * esize;
@@ -98,7 +101,8 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
         && c.per >= 1
         && c.block >= 1
         && c.hull >= esize
-        && (c.per == 1 || c.row_dst == (c.block * esize) as isize)
+        && (c.per == 1 || c.row_dst == (c.block * esize) as isize || spaced(c, esize))
+        && (!spaced(c, esize) || pass_bytes <= PASS_MAX_BYTES)
         && (c.na <= 1 || c.rows == 1 || c.row_dst == (c.block * esize) as isize)
         && (c.na <= 1 || partner_step(c.a_src, esize))
         && t.offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi);
@@ -130,6 +134,13 @@ pub(crate) fn consistent(c: TableCall, t: &Table, esize: usize) -> bool {
             && r.first.iter().chain(&r.last).all(|&m| m & 0x80 != 0 || (m as usize) < c.hull)
     });
     offsets && chunks && chunks64 && rows
+}
+
+/// Whether the call's passes take several spaced destination rows (`crate::table::spaced_rows`, a padded output):
+/// rows that neither meet nor overlap, without a partner, read from a moving source. Such a table holds the dense
+/// pass (rows `block` elements apart), which the kernel runs into a stage.
+fn spaced(c: TableCall, esize: usize) -> bool {
+    c.per > 1 && c.na <= 1 && c.row_src != 0 && c.row_dst.unsigned_abs() > c.block * esize
 }
 
 /// Bytes of the L1-resident block that passes bound for streaming stores are assembled in.
@@ -205,6 +216,29 @@ pub(crate) unsafe fn table<T: Elem>(
                 None,
             );
             super::rows::rows(stage, dst, c.rows, block_bytes, 0, c.row_dst, ctx, (None, false));
+        }
+        return;
+    }
+    if spaced(c, e) {
+        // Passes of several spaced destination rows (`crate::table::spaced_rows`): each pass runs as if its rows
+        // were contiguous, into a stage, and the short-row kernel copies the stage's rows to their places.
+        let mut stage = std::mem::MaybeUninit::<[u8; PASS_MAX_BYTES]>::uninit();
+        let stage = stage.as_mut_ptr().cast::<u8>();
+        let dense = TableCall { row_dst: block_bytes as isize, ..c };
+        let mut r = 0;
+        while r < c.rows {
+            let k = c.per.min(c.rows - r);
+            let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_offset(r as isize * c.row_dst));
+            // SAFETY: source rows r .. r + k of the caller's footprint, into the stage's first k * block_bytes <=
+            // pass_bytes <= PASS_MAX_BYTES bytes (a pass of the dense call, whose table this is: `consistent`);
+            // then those k rows of the stage to destination rows r .. r + k of block_bytes each, row_dst apart,
+            // inside the caller's footprint, not overlapping each other (|row_dst| >= block_bytes) or the stage
+            // (a local).
+            unsafe {
+                pass::<T>(s, stage, k, dense, t, Ctx { nt: false, ..ctx }, ahead(src, r + k, c, t, next_call));
+                super::rows::rows(stage, d, k, block_bytes, block_bytes as isize, c.row_dst, ctx, (None, false));
+            }
+            r += k;
         }
         return;
     }
@@ -528,8 +562,8 @@ unsafe fn pass<T: Elem>(
         return;
     }
     let _ = (ctx, Simd::None);
-    // The rows of a pass are contiguous in the destination (several rows per pass only over contiguous rows,
-    // `consistent`), so a pass is one walk of its k * block offsets, without a loop per row: rows of 3-5 elements
+    // The rows of a pass are contiguous in the destination (several rows per pass only over contiguous rows, or
+    // into the stage of spaced rows with the dense call: `consistent`, `table`), so a pass is one walk of its k * block offsets, without a loop per row: rows of 3-5 elements
     // spent more on the row loop than on the moves (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
     debug_assert!(k == 1 || c.row_dst == (c.block * e) as isize);
     requests(next, t, ctx).burst();
