@@ -745,6 +745,30 @@ fn planes_into_padded_pixels_through_the_stage() {
 }
 
 #[test]
+fn table_partners_over_a_few_passes_split_along_the_partner() {
+    // Planes of bytes into pixels of 1260 channels: a table of 90-byte blocks (30 planes every third one, 15 of
+    // them reversed), 14 rows in two passes of 11, under 196 partner steps (the pixels). The threaded option sets
+    // split it along the pixels, a few tiles of them per part, each part running both passes
+    // (`kernels/split.rs::along_partner`). Not under Miri: the threaded split is its unit tests' there.
+    if cfg!(miri) {
+        return;
+    }
+    let (sizes, strides) = ([200, 14, 15, 2, 9], [1, 6000, 200, 3000, 84000]);
+    let (offsets, windows, steps) = ([0, 0, 0, 0, 2], [196, 14, 15, 2, 7], [1, 1, -1, 1, 3]);
+    case(DataType::Int8, &sizes, Some(&strides), &offsets, &windows, &steps, &[196, 14, 15, 2, 3], None);
+    let desc = Slice1Desc {
+        input: BufferTensorDesc::new(DataType::Int8, &sizes, Some(&strides)).unwrap(),
+        output: BufferTensorDesc::new(DataType::Int8, &[196, 14, 15, 2, 3], None).unwrap(),
+        input_window_offsets: offsets.to_vec(),
+        input_window_sizes: windows.to_vec(),
+        input_window_strides: steps.to_vec(),
+    };
+    let op = stridekit_cpu::PreparedSlice1::new(&desc.validate().unwrap(), stridekit_cpu::ExecOptions::default());
+    let plan = op.unwrap().describe();
+    assert!(plan.contains("rows 14:") && plan.contains("per 11 ") && plan.contains("partner 196:1/1260"), "{plan}");
+}
+
+#[test]
 fn gather_tiles_with_nearby_partners() {
     // The transpose partner reads nearby bytes without being one element: each row gathers at a large stride from
     // a start a few elements after the previous row's (rows that read the same lines), forwards and backwards;

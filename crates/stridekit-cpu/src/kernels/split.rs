@@ -130,9 +130,15 @@ impl Drop for Wait<'_> {
 const PARTNER_GRAIN: usize = 64;
 
 /// Whether a table call splits along its partner rather than its rows: a single pass under a partner, in runs of
-/// its steps a few tiles long (a spaced partner's tiles need more than a tile of steps).
+/// its steps a few tiles long (a spaced partner's tiles need more than a tile of steps), and several passes whose
+/// partner makes more such runs than they make passes. Parts of whole passes were few and uneven there: 14 rows in
+/// passes of 11 under 985 partner steps (sweep4_169 of `stridekit bench --sweep 200 --seed 4`) made two parts, of
+/// 11 rows and 3, so that two threads took as long as one. Measured on the Intel Xeon of `docs/PERFORMANCE.md`'s
+/// fiftieth round, time ratios along the partner / along the rows, each case in its own process, three ABBA
+/// rounds: the 15 cases of `--sweep 200 --sweep-max-bytes 64M` seeds 1-20 it changes 0.72 (0.47-0.99, sweep4_169
+/// 0.47), the 16 of seeds 21-40 0.79 (0.56-1.11).
 fn along_partner(c: TableCall) -> bool {
-    c.rows <= c.per && c.na > 1
+    c.na > 1 && (c.rows <= c.per || c.na.div_ceil(PARTNER_GRAIN) > c.rows.div_ceil(c.per))
 }
 
 /// The fewest destination rows of a transpose that a split divides even when its columns are more: 16 parts (8 per
@@ -317,9 +323,35 @@ impl Split {
 
 #[cfg(test)]
 mod tests {
-    use super::{Inner, Split, for_each_range, inner_count};
+    use super::{Inner, PARTNER_GRAIN, Split, TableCall, for_each_range, inner_count};
     use std::sync::Mutex;
     use std::sync::atomic::{AtomicUsize, Ordering};
+
+    #[test]
+    fn tables_split_along_whichever_of_passes_and_partner_makes_more_parts() {
+        let c = TableCall {
+            rows: 14,
+            row_src: 118680,
+            row_dst: 90,
+            per: 11,
+            block: 90,
+            hull: 1,
+            na: 985,
+            a_src: 1,
+            a_dst: 1260,
+        };
+        // Two passes, 16 runs of 64 partner steps: along the partner; a part of 64 steps runs every row.
+        assert_eq!(inner_count(Inner::Table(c)), (985, PARTNER_GRAIN));
+        let (part, so, d_o) = Split::sub_kernel(Inner::Table(c), 64, 128, 1);
+        assert_eq!((part, so, d_o), (Inner::Table(TableCall { na: 64, ..c }), 64, 64 * 1260));
+        // 30 passes and 16 runs: along the rows, whole passes.
+        let rows = TableCall { rows: 330, ..c };
+        assert_eq!(inner_count(Inner::Table(rows)), (330, 11));
+        let (part, so, d_o) = Split::sub_kernel(Inner::Table(rows), 11, 22, 1);
+        assert_eq!((part, so, d_o), (Inner::Table(TableCall { rows: 11, ..rows }), 11 * 118680, 11 * 90));
+        // No partner: the rows.
+        assert_eq!(inner_count(Inner::Table(TableCall { na: 1, ..c })), (14, 11));
+    }
 
     #[test]
     fn transposes_split_along_their_rows_when_the_source_rows_are_short() {
