@@ -291,8 +291,9 @@ impl TablePlan {
         if simd && !contiguous_rows && (walked || small) && spaced_rows(rows, row_src, row_dst, block_bytes, esize) {
             // Spaced destination rows (a padded output) pass by pass as if they were contiguous, through an L1
             // stage (`portable::table`), when that dense pass has a shuffle form: see [`spaced_rows`].
-            if let Some(dense) = forms(dense_per).filter(|p| p.per > 1 && (p.chunks.is_some() || p.chunks64.is_some()))
-            {
+            // A dense pass without one still walks its rows in one loop where one row's block is small.
+            let pays = |p: &Pass| p.chunks.is_some() || p.chunks64.is_some() || (walked && small);
+            if let Some(dense) = forms(dense_per).filter(|p| p.per > 1 && pays(p)) {
                 pass = dense;
             }
         }
@@ -332,7 +333,8 @@ struct Pass {
 /// 1.06-1.36x the time through it (the stage's set-up and a partial pass per call).
 const SPACED_MIN_ROWS: usize = 16;
 
-/// The largest block of spaced rows that takes the stage where one row already has a shuffle form ([`spaced_rows`]):
+/// The largest block of spaced rows that takes the stage where one row already has a shuffle form, or where the
+/// dense pass has none either ([`spaced_rows`]):
 /// blocks of 16-32 bytes ran in 0.19-0.86 of the time through it (four f32 3 apart into rows of 160 bytes,
 /// sweep6_155: 0.53), blocks of 33-244 bytes mostly in more (0.94-2.1: 22 u32 into rows of 2728 bytes, sweep5_096,
 /// 2.1), where one row's own shuffles already fill whole 16- or 64-byte stores and the stage adds a copy.
@@ -344,15 +346,18 @@ const SPACED_SHUFFLED_MAX_BYTES: usize = 32;
 /// (`portable::table`). Rows that do not meet or overlap in the destination, at least [`SPACED_MIN_ROWS`] of them,
 /// read from a moving source (a broadcast row is computed once instead, `portable::table`), and not rows that the
 /// partner tiles may take (`planner::rows_as_partner`: 1-4 elements apart, a tile of them, blocks of 16 bytes or
-/// more). [`TablePlan::build`] takes it where the dense pass has a shuffle form and one row has none (its elements
-/// walked one by one), or has one over a block of at most [`SPACED_SHUFFLED_MAX_BYTES`].
+/// more). [`TablePlan::build`] takes it where one row has no shuffle form (its elements walked one by one) and the
+/// dense pass has one, or where one row's block is at most [`SPACED_SHUFFLED_MAX_BYTES`] and the dense pass has a
+/// shuffle form or one row has none (the dense pass then walks all of its rows in one loop).
 ///
 /// One pass per row walked its elements one at a time: 3 reversed i32 planes into pixels of 13 (sweep1_088 of
 /// `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M`) spent 1.9 ns an element. Measured on the Intel Xeon
 /// of `docs/PERFORMANCE.md`'s fiftieth round, time ratios stage / one row per pass, each case in its own process,
 /// ABBA rounds: the 57 cases of seeds 1-20 that any spaced rows changed, two rounds, 0.90 (0.19-2.1), from which the
 /// two limits were drawn; the 22 of them the rule keeps, three rounds, 0.65 (sweep1_088 0.43, 0.26 -> 0.61 of the
-/// roofline); the 19 of seeds 21-40, drawn after the rule was fixed, three rounds, 0.71 (0.31-1.13).
+/// roofline); the 19 of seeds 21-40, drawn after the rule was fixed, three rounds, 0.71 (0.31-1.13). Dense passes
+/// that walk (small blocks only): the 6 such cases of seeds 1-20 with any block 0.96 (blocks of 40-144 bytes of
+/// u64 1.1-1.76, of 6-32 bytes 0.43-1.00), the 9 of seeds 21-60 with the 32-byte limit 0.76 (0.36-1.35).
 fn spaced_rows(rows: u64, row_src: i64, row_dst: i64, block_bytes: i64, esize: usize) -> bool {
     let e = esize as i64;
     let partner = matches!(esize, 1 | 2 | 4)
@@ -676,6 +681,11 @@ mod tests {
         let gather = |k: u64| vec![TDim { n: 100, src: 3 * k as i64, dst: 40 }, TDim { n: k, src: 3, dst: 1 }];
         assert_eq!(per(gather(4), 4, true), (64, true));
         assert_eq!(per(gather(10), 4, true), (1, true));
+        // u64 pairs 2 apart into rows of 29: neither one row nor a dense pass has a shuffle form; a block of 16 bytes
+        // still takes dense passes (walked in one loop), one of 40 bytes does not.
+        let pairs = |k: u64| vec![TDim { n: 100, src: 120, dst: 29 }, TDim { n: k, src: 2, dst: 1 }];
+        assert_eq!(per(pairs(2), 8, true), (64, false));
+        assert_eq!(per(pairs(5), 8, true), (1, false));
         // Rows one element apart whose blocks are 16 bytes: the partner tiles' shape (`planner::rows_as_partner`).
         let partner = vec![TDim { n: 100, src: 1, dst: 40 }, TDim { n: 4, src: 1000, dst: 1 }];
         assert_eq!(per(partner, 4, true).0, 1);

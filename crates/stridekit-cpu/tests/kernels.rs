@@ -717,7 +717,8 @@ fn planes_into_padded_pixels_through_the_stage() {
     // L1 stage and are then copied row by row (`table::spaced_rows`, `portable/table.rs::table`): three planes, read
     // forwards or backwards, into the first 3 of 13 channels or of 4; four elements 3 apart into rows 40 elements
     // apart (whose one row alone has a shuffle form). 16 rows (the fewest), and enough for whole passes and a
-    // partial one. The sentinel-filled output shows that no padding byte is written.
+    // partial one; u64 pairs into rows of 29, whose dense pass has no shuffle form and walks. The sentinel-filled
+    // output shows that no padding byte is written.
     let rows: &[u32] = if cfg!(miri) { &[16] } else { &[16, 100, 700] };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32]) {
         for &n in rows {
@@ -728,6 +729,12 @@ fn planes_into_padded_pixels_through_the_stage() {
                 }
                 case(dt, &[n, 10], None, &[0, 0], &[n, 10], &[rs, 3], &[n, 4], Some(&[40, 1]));
             }
+        }
+    }
+    // u64 pairs 2 apart into rows of 29 (a dense pass without a shuffle form, walked into the stage).
+    for &n in rows {
+        for rs in [1, -1] {
+            case(DataType::Float64, &[n, 120], None, &[0, 0], &[n, 3], &[rs, 2], &[n, 2], Some(&[29, 1]));
         }
     }
     // Those shapes do take the stage: passes of several rows under destination rows further apart than a row.
