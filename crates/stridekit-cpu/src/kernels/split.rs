@@ -145,6 +145,16 @@ fn along_partner(c: TableCall) -> bool {
 /// thread of two) of a grain of 8 rows.
 const SPLIT_ROWS_MIN: usize = 128;
 
+/// The destination row (`nb` steps of `|a_src|` bytes: a row's bytes when each pixel's elements are contiguous, more
+/// otherwise) from which a transpose splits along its columns even where [`splits_rows`] would take its rows (a
+/// part's piece of each row is then 2 KiB or more). 155 byte planes out of 89715 pixels of 310 bytes (sweep5_099 of
+/// `stridekit bench --sweep 200 --seed 5 --sweep-max-bytes 64M`) took as long on two threads as on one, split along
+/// its rows. Measured on the Intel Xeon of `docs/PERFORMANCE.md`'s fiftieth round, time ratios columns / rows, each
+/// case in its own process, three ABBA rounds: the 9 such transposes of seeds 1-60, 0.77 (0.68-0.90; sweep5_099
+/// 0.72); the 10 of seeds 61-160, drawn after the limit was fixed, 0.80 (0.62-1.16). Below it, rows 2844-21094
+/// bytes long had run 1.2-1.6x as long split along their columns (sweep2_111, sweep56_164, sweep35_158).
+const SPLIT_COLUMNS_MIN_ROW_BYTES: usize = 32 << 10;
+
 /// The longest span of a source row (`na` steps of `a_src` bytes) of a transpose that a split divides along its
 /// destination rows when its columns are more: eight lines.
 const SPLIT_ROWS_MAX_SOURCE_BYTES: usize = 512;
@@ -157,9 +167,14 @@ const SPLIT_ROWS_MAX_SOURCE_BYTES: usize = 512;
 /// a piece of every source row, and long source rows read whole by one part do better: 169 rows of every third u16
 /// (1014 bytes of each source row, sweep1_052) took 0.96x and 1.19x the time in two runs split along its rows
 /// (`docs/PERFORMANCE.md`, thirtieth round). A few planes out of long rows of pixels split along the pixels.
+///
+/// Destination rows of at least [`SPLIT_COLUMNS_MIN_ROW_BYTES`] split along their columns all the same: each part
+/// along the rows reads a piece of every source pixel, so every part reads all of the source's lines, while parts
+/// of columns that long share a line per row only every few KiB.
 fn splits_rows(na: usize, nb: usize, a_src: isize) -> bool {
     let short = na.saturating_mul(a_src.unsigned_abs()) <= SPLIT_ROWS_MAX_SOURCE_BYTES;
-    nb <= na || (na >= SPLIT_ROWS_MIN && short)
+    let narrow = nb.saturating_mul(a_src.unsigned_abs()) < SPLIT_COLUMNS_MIN_ROW_BYTES;
+    nb <= na || (na >= SPLIT_ROWS_MIN && short && narrow)
 }
 
 /// The count a split of an inner kernel (without outer loops) divides, and the grain of part boundaries in that
@@ -371,6 +386,10 @@ mod tests {
         assert_eq!(inner_count(Inner::Transpose { na: 3, a_src: 1, a_dst: 9000, nb: 9000, b_src: 3 }), (9000, 64));
         // At least as many rows as columns: rows, whatever their length.
         assert_eq!(inner_count(Inner::Transpose { na: 900, a_src: 4, a_dst: 40, nb: 10, b_src: 3600 }), (900, 8));
+        // 155 byte planes out of 89715 pixels: many short source rows, but destination rows of 89715 bytes.
+        let planes = Inner::Transpose { na: 155, a_src: 1, a_dst: 89715, nb: 89715, b_src: 310 };
+        assert_eq!(inner_count(planes), (89715, 64));
+        assert_eq!(inner_count(Inner::Transpose { na: 155, a_src: 1, a_dst: 30000, nb: 30000, b_src: 310 }), (155, 8));
     }
 
     /// Runs `for_each_range` and returns how often each part ran.
