@@ -334,10 +334,10 @@ struct Pass {
 const SPACED_MIN_ROWS: usize = 16;
 
 /// The largest block of spaced rows that takes the stage where one row already has a shuffle form, or where the
-/// dense pass has none either ([`spaced_rows`]):
-/// blocks of 16-32 bytes ran in 0.19-0.86 of the time through it (four f32 3 apart into rows of 160 bytes,
-/// sweep6_155: 0.53), blocks of 33-244 bytes mostly in more (0.94-2.1: 22 u32 into rows of 2728 bytes, sweep5_096,
-/// 2.1), where one row's own shuffles already fill whole 16- or 64-byte stores and the stage adds a copy.
+/// dense pass has none either ([`spaced_rows`]): blocks of 16-32 bytes ran in 0.19-0.86 of the time through it
+/// (four f32 3 apart into rows of 160 bytes, sweep6_155: 0.53), blocks of 33-244 bytes mostly in more (0.94-2.1:
+/// 22 u32 into rows of 2728 bytes, sweep5_096, 2.1), where one row's own shuffles already fill whole 16- or 64-byte
+/// stores and the stage adds a copy.
 const SPACED_SHUFFLED_MAX_BYTES: usize = 32;
 
 /// Whether `rows` rows of a block of `block_bytes` (`esize`-byte elements), `row_src` and `row_dst` bytes apart, are

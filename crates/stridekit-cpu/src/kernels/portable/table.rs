@@ -563,8 +563,9 @@ unsafe fn pass<T: Elem>(
     }
     let _ = (ctx, Simd::None);
     // The rows of a pass are contiguous in the destination (several rows per pass only over contiguous rows, or
-    // into the stage of spaced rows with the dense call: `consistent`, `table`), so a pass is one walk of its k * block offsets, without a loop per row: rows of 3-5 elements
-    // spent more on the row loop than on the moves (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
+    // into the stage of spaced rows with the dense call: `consistent`, `table`), so a pass is one walk of its
+    // k * block offsets, without a loop per row: rows of 3-5 elements spent more on the row loop than on the moves
+    // (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
     debug_assert!(k == 1 || c.row_dst == (c.block * e) as isize);
     requests(next, t, ctx).burst();
     for (i, &o) in t.offsets[..k * c.block].iter().enumerate() {
