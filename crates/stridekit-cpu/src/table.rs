@@ -261,7 +261,8 @@ impl TablePlan {
         let fits = |per: u64| -> bool {
             (per as i128 - 1) * (row_src.unsigned_abs() as i128) + hull as i128 <= i32::MAX as i128
         };
-        let forms = |mut per: u64| -> Option<Pass> {
+        // The table of a pass of `per` rows (fewer when its offsets would not fit i32), with every form it has.
+        let forms = |mut per: u64| -> Option<(u64, Table)> {
             while per > 1 && !fits(per) {
                 per /= 2;
             }
@@ -281,52 +282,41 @@ impl TablePlan {
             } else {
                 None
             };
-            let row_shuffle = if simd && per == 1 { RowShuffle::build(&offsets, esize, hull as usize) } else { None };
-            let followed = followed(&offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes);
-            Some(Pass { per, offsets, chunks, chunks64, row_shuffle, followed })
+            let table = Table {
+                lines: prefetch_lines(&offsets, esize),
+                followed: followed(&offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes),
+                row_shuffle: if simd && per == 1 { RowShuffle::build(&offsets, esize, hull as usize) } else { None },
+                offsets,
+                chunks,
+                chunks64,
+            };
+            Some((per, table))
         };
-        let mut pass = forms(if contiguous_rows { dense_per } else { 1 })?;
-        let walked = pass.chunks.is_none() && pass.chunks64.is_none() && pass.row_shuffle.is_none();
-        let small = pass.row_shuffle.is_none() && block_bytes <= SPACED_SHUFFLED_MAX_BYTES as i64;
+        let (mut per, mut table) = forms(if contiguous_rows { dense_per } else { 1 })?;
+        let walked = !table.shuffles();
+        let small = table.row_shuffle.is_none() && block_bytes <= SPACED_SHUFFLED_MAX_BYTES as i64;
         if simd && !contiguous_rows && (walked || small) && spaced_rows(rows, row_src, row_dst, block_bytes, esize) {
             // Spaced destination rows (a padded output) pass by pass as if they were contiguous, through an L1
             // stage (`portable::table`), when that dense pass has a shuffle form: see [`spaced_rows`].
             // A dense pass without one still walks its rows in one loop where one row's block is small.
-            let pays = |p: &Pass| p.chunks.is_some() || p.chunks64.is_some() || (walked && small);
-            if let Some(dense) = forms(dense_per).filter(|p| p.per > 1 && pays(p)) {
-                pass = dense;
+            let pays = |t: &Table| t.chunks.is_some() || t.chunks64.is_some() || (walked && small);
+            if let Some(dense) = forms(dense_per).filter(|(p, t)| *p > 1 && pays(t)) {
+                (per, table) = dense;
             }
         }
         let plan = TablePlan {
             rows: usize::try_from(rows).ok()?,
             row_src: isize::try_from(row_src).ok()?,
             row_dst: isize::try_from(row_dst).ok()?,
-            per: pass.per as usize,
+            per: per as usize,
             block: block as usize,
             hull: usize::try_from(hull).ok()?,
             shift: min,
-            table: Table {
-                lines: prefetch_lines(&pass.offsets, esize),
-                followed: pass.followed,
-                row_shuffle: pass.row_shuffle,
-                offsets: pass.offsets,
-                chunks: pass.chunks,
-                chunks64: pass.chunks64,
-            },
+            table,
         };
         dims.truncate(dims.len() - take - usize::from(rows_dim.is_some()));
         Some(plan)
     }
-}
-
-/// One pass of a table as [`TablePlan::build`] compiles it: its rows, offsets and forms.
-struct Pass {
-    per: u64,
-    offsets: Vec<i32>,
-    chunks: Option<Chunks>,
-    chunks64: Option<Chunks64>,
-    row_shuffle: Option<RowShuffle>,
-    followed: bool,
 }
 
 /// The fewest rows a call of spaced rows takes through the stage ([`spaced_rows`]): calls of 2-10 rows took
