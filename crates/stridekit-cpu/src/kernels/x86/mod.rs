@@ -10,6 +10,7 @@ mod deinterleave;
 mod fill;
 mod gather;
 mod interleave;
+mod lines;
 mod narrow;
 mod planes;
 mod prefetch;

@@ -3,6 +3,7 @@
 use super::columns::{COL_BLOCK, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
+use super::lines::{lines_fit, transpose_lines};
 use super::narrow::Narrow;
 use super::prefetch::{prefetch_bytes, request_next_piece};
 use super::scratch::{SCRATCH_BYTES, with_scratch};
@@ -100,6 +101,28 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     nt: bool,
     next: Option<isize>,
 ) {
+    // SAFETY: the caller's contract.
+    unsafe { transpose_avx2_with::<T>(src, dst, na, a_dst, nb, b_src, nt, next, true) }
+}
+
+/// [`transpose_avx2`], with `lines` whether the blocks of whole lines ([`transpose_lines`]) may be taken: not for
+/// the edges around those blocks.
+///
+/// # Safety
+/// As for [`transpose_avx2`].
+#[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)] // the two dimensions, the streaming, the requests and the form
+pub(super) unsafe fn transpose_avx2_with<T: Elem>(
+    src: *const u8,
+    dst: *mut u8,
+    na: usize,
+    a_dst: isize,
+    nb: usize,
+    b_src: isize,
+    nt: bool,
+    next: Option<isize>,
+    lines: bool,
+) {
     let e = T::SIZE;
     if a_dst == (nb * e) as isize {
         // SAFETY: the caller's contract, with a contiguous destination (a_dst == nb * e).
@@ -120,6 +143,11 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     let row_bytes = nb * e;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
     let cols = nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES;
+    if lines && lines_fit(na, a_dst, nb, b_src, e, nt, cols, dst as usize) {
+        // SAFETY: the caller's contract, and `lines_fit`.
+        unsafe { transpose_lines::<T>(src, dst, na, a_dst, nb, b_src, next) };
+        return;
+    }
     let scratch_rows = use_scratch.then(|| scratch_chunk(row_bytes, e));
     if !cols && strips_fit(na, nb, e, scratch_rows) {
         // The next strip's line of each row: the strips write a line of every row in turn.
