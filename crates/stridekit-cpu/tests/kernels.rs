@@ -320,15 +320,15 @@ fn narrow_transposes_into_pixels() {
 
 #[test]
 fn transposes_of_whole_line_rows_stream_in_line_blocks() {
-    // Source rows and destination rows whole lines apart (3 lines each), as in the square power-of-two transposes,
+    // Source rows and destination rows whole lines apart (3 lines and 5), as in the square power-of-two transposes,
     // streamed: the blocks of a line of each of 64 / e rows (`x86/lines.rs`). The window starts off line boundaries
     // and its sides are not whole blocks, so the edges around the blocks run too; forwards, with the source rows
     // reversed, and with the destination rows reversed (a reversed innermost window dimension).
     for dt in common::types_for_run(&[DataType::Float32, DataType::Uint8, DataType::Float16, DataType::Uint64]) {
         let c = 64 / dt.size_in_bytes_rounded_up();
-        let (h, w) = (2 * c + 7, 3 * c);
+        let (h, w) = (4 * c + 7, 3 * c);
         let (win_h, win_w) = (h - 2, w - 5);
-        let out_strides = [1, 3 * c];
+        let out_strides = [1, 5 * c];
         for steps in [[1, 1], [-1, 1], [1, -1]] {
             let (sizes, offsets, windows) = ([h, w], [2, 3], [win_h, win_w]);
             case(dt, &sizes, None, &offsets, &windows, &steps, &[win_h, win_w], Some(&out_strides));
