@@ -238,7 +238,9 @@ mod tests {
             }
         }
         // Aligned starts, then heads on both sides; every side a few whole blocks and a tail (a tile and a few).
-        for (s_head, d_head) in [(0, 0), (8, 24), (40, 8)] {
+        // Under Miri one pair of heads, which reaches every edge.
+        let heads: &[(usize, usize)] = if cfg!(miri) { &[(8, 24)] } else { &[(0, 0), (8, 24), (40, 8)] };
+        for &(s_head, d_head) in heads {
             check::<u64>(8 + 3, 8 * 4 + 1, s_head, d_head);
             check::<u32>(16 * 2 + 5, 16 * 4 + 9, s_head, d_head);
             if !cfg!(miri) {
@@ -247,7 +249,7 @@ mod tests {
             }
         }
         // Whole blocks of destination columns from a line boundary, fewer than COLUMN_BLOCKS_MIN of them.
-        for s_head in [0, 8] {
+        for s_head in [0, 8].into_iter().take(if cfg!(miri) { 1 } else { 2 }) {
             check::<u64>(8 + 3, 8, s_head, 0);
             check::<u32>(16 + 1, 16 * 2, s_head, 0);
         }
