@@ -24,8 +24,9 @@ struct Line([u8; LINE]);
 /// rows `b_src` bytes apart, of `e`-byte elements, into the destination at address `dst`: a streaming copy (`nt`:
 /// the blocks stream their lines), a block or more on each side (`64 / e` elements), both strides whole lines (so
 /// that every row's lines start at the same element), a destination at an element boundary (so that its lines can
-/// be reached), and not the column blocks (`cols`, `columns::transpose_stream_cols`) of packed source pixels
-/// (`|b_src| == na e`), which read the source as one sequential stream.
+/// be reached), not the column blocks (`cols`, `columns::transpose_stream_cols`) of packed source pixels
+/// (`|b_src| == na e`), which read the source as one sequential stream, and [`COLUMN_BLOCKS_MIN`] blocks of
+/// destination columns or more unless they are whole blocks from a line boundary.
 ///
 /// Measured (`docs/PERFORMANCE.md`, fifty-first round), time ratios line blocks / the walk they replace, three
 /// ABBA rounds, each case in its own process: 0.38-0.68 for square transposes of 1024-4096 elements a side
@@ -33,7 +34,9 @@ struct Line([u8; LINE]);
 /// shapes with line-multiple strides, the 11 of `--sweep 200` seeds 1-20 whose calls fit, and 13 square and
 /// channel shapes), 3 of them slower by 1.10-1.28. NHWC -> NCHW of 64 f32 channels of 16384 packed pixels ran 1.45x
 /// slower than its column blocks, hence that exception; without `nt` (ordinary stores straight from the tiles) 5 of
-/// 6 calls ran 1.16-1.9x slower than the chunked walk, whose partial lines stay in the caches there.
+/// 6 calls ran 1.16-1.9x slower than the chunked walk, whose partial lines stay in the caches there. The 25 cases
+/// of the final rule (7 of seeds 1-20, 5 of seeds 21-40 drawn after it, squares, the benchmark files' NCHW -> NHWC):
+/// 0.66.
 #[allow(clippy::too_many_arguments)] // the transpose's numbers and its form
 pub(crate) fn lines_fit(
     na: usize,
