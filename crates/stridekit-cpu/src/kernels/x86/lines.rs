@@ -95,8 +95,8 @@ pub(crate) unsafe fn transpose_lines<T: Elem>(
     let c = LINE / e;
     let ci = c as isize;
     let tile = tile_size(e);
-    // The first line-aligned element of every source row (at worst none, for a source off element boundaries:
-    // then the blocks' loads straddle lines, still correct), and of every destination row.
+    // The first line-aligned element of every source row (for a source off element boundaries, the first element
+    // after a line boundary: the blocks' loads then straddle lines, still correct), and of every destination row.
     let a_lo = ((LINE - src as usize % LINE) % LINE / e).min(na);
     let b_lo = ((LINE - dst as usize % LINE) % LINE / e).min(nb);
     let (a_blocks, b_blocks) = ((na - a_lo) / c, (nb - b_lo) / c);
@@ -127,7 +127,7 @@ pub(crate) unsafe fn transpose_lines<T: Elem>(
     edge(0, na, b_hi, nb);
     edge(0, a_lo, b_lo, b_hi);
     edge(a_hi, na, b_lo, b_hi);
-    // Left uninitialised: zeroing the two 4 KiB stages costs as much as the blocks of a small call. Each block
+    // Left uninitialised: zeroing the two 4 KiB stages on every call is work no block needs, since each block
     // writes every byte of the stage rows it then reads (see below).
     let mut stage_in = MaybeUninit::<[Line; LINE]>::uninit();
     let mut stage_out = MaybeUninit::<[Line; LINE]>::uninit();
