@@ -34,9 +34,9 @@ struct Line([u8; LINE]);
 /// shapes with line-multiple strides, the 11 of `--sweep 200` seeds 1-20 whose calls fit, and 13 square and
 /// channel shapes), 3 of them slower by 1.10-1.28. NHWC -> NCHW of 64 f32 channels of 16384 packed pixels ran 1.45x
 /// slower than its column blocks, hence that exception; without `nt` (ordinary stores straight from the tiles) 5 of
-/// 6 calls ran 1.16-1.9x slower than the chunked walk, whose partial lines stay in the caches there. The 25 cases
-/// of the final rule (7 of seeds 1-20, 5 of seeds 21-40 drawn after it, squares, the benchmark files' NCHW -> NHWC):
-/// 0.66.
+/// 6 calls ran 1.16-1.9x slower than the chunked walk, whose partial lines stay in the caches there. Over 25 cases
+/// (the 7 calls of seeds 1-20 and the 7 of seeds 21-40, drawn after the first rule, that it took; squares; the
+/// benchmark files' NCHW -> NHWC) the final rule, which drops the calls of few destination columns, came to 0.66.
 #[allow(clippy::too_many_arguments)] // the transpose's numbers and its form
 pub(crate) fn lines_fit(
     na: usize,
