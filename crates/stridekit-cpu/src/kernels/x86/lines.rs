@@ -3,7 +3,7 @@
 
 use super::store::stream32;
 use super::tiles::{tile_for, tile_size};
-use super::transpose::transpose_avx2_with;
+use super::transpose::transpose_avx2;
 use crate::kernels::Elem;
 use std::arch::x86_64::*;
 use std::mem::MaybeUninit;
@@ -105,10 +105,10 @@ pub(crate) unsafe fn transpose_lines<T: Elem>(
         // An empty range is skipped: its start may lie outside the allocation.
         if a1 > a0 && b1 > b0 {
             let (a0i, b0i) = (a0 as isize, b0 as isize);
-            // SAFETY: rows a0 .. a1 of columns b0 .. b1, a sub-range of the caller's ranges; without the line blocks,
-            // so this function is not re-entered.
+            // SAFETY: rows a0 .. a1 of columns b0 .. b1, a sub-range of the caller's ranges. One side of every edge
+            // is shorter than a block, which `lines_fit` rejects, so this function is not re-entered.
             unsafe {
-                transpose_avx2_with::<T>(
+                transpose_avx2::<T>(
                     src.offset(a0i * ei + b0i * b_src),
                     dst.offset(a0i * a_dst + b0i * ei),
                     a1 - a0,
@@ -117,7 +117,6 @@ pub(crate) unsafe fn transpose_lines<T: Elem>(
                     b_src,
                     true,
                     next,
-                    false,
                 )
             };
         }

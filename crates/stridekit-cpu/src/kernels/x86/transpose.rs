@@ -101,28 +101,6 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     nt: bool,
     next: Option<isize>,
 ) {
-    // SAFETY: the caller's contract.
-    unsafe { transpose_avx2_with::<T>(src, dst, na, a_dst, nb, b_src, nt, next, true) }
-}
-
-/// [`transpose_avx2`], with `lines` whether the blocks of whole lines ([`transpose_lines`]) may be taken: not for
-/// the edges around those blocks.
-///
-/// # Safety
-/// As for [`transpose_avx2`].
-#[target_feature(enable = "avx2")]
-#[allow(clippy::too_many_arguments)] // the two dimensions, the streaming, the requests and the form
-pub(super) unsafe fn transpose_avx2_with<T: Elem>(
-    src: *const u8,
-    dst: *mut u8,
-    na: usize,
-    a_dst: isize,
-    nb: usize,
-    b_src: isize,
-    nt: bool,
-    next: Option<isize>,
-    lines: bool,
-) {
     let e = T::SIZE;
     if a_dst == (nb * e) as isize {
         // SAFETY: the caller's contract, with a contiguous destination (a_dst == nb * e).
@@ -143,7 +121,7 @@ pub(super) unsafe fn transpose_avx2_with<T: Elem>(
     let row_bytes = nb * e;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
     let cols = nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES;
-    if lines && lines_fit(na, a_dst, nb, b_src, e, nt, cols, dst as usize) {
+    if lines_fit(na, a_dst, nb, b_src, e, nt, cols, dst as usize) {
         // SAFETY: the caller's contract, and `lines_fit`.
         unsafe { transpose_lines::<T>(src, dst, na, a_dst, nb, b_src, next) };
         return;
