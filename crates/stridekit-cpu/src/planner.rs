@@ -30,7 +30,8 @@
 
 use crate::ExecOptions;
 use crate::kernels::{
-    SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block, stores_ordinarily, tile_size,
+    ADJACENT_BLOCK_MIN, SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block, stores_ordinarily,
+    tile_size,
 };
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
@@ -282,7 +283,13 @@ fn short_calls(inner: Inner, esize: usize, outer: &[Dim]) -> bool {
             .last()
             .is_some_and(|d| d.src >= 0 && usize::try_from(d.dst).is_ok_and(|step| step > 0 && step < block + 64))
     };
+    // Fills of adjacent blocks of 32 bytes or more stream whole lines straight from registers
+    // (`portable::fill::fill_adjacent`): no line is written both ways, and the calls' boundaries cost nothing.
+    let adjacent = outer
+        .last()
+        .is_some_and(|d| stage_block(inner, d.n, d.dst, esize).is_some_and(|b| b % 64 != 0 && b >= ADJACENT_BLOCK_MIN));
     matches!(inner, Inner::Gather { .. } | Inner::Reverse { .. } | Inner::Fill { .. })
+        && !adjacent
         && inner.dst_block(esize).is_some_and(|(_, block)| block < SHORT_CALL_MAX_BYTES && rows_share_lines(block))
 }
 
@@ -293,7 +300,10 @@ fn short_calls(inner: Inner, esize: usize, outer: &[Dim]) -> bool {
 /// 384 bytes and more were mostly slower (1.04-2.3), and so were loops reading backwards (1.1-2.5, which ordinary
 /// stores leave unflipped) and blocks further apart than a line (2.4 for 288-byte blocks 992 apart). The rule as it
 /// stands changes 62 cases of seeds 1-50 (geometric mean 0.72 in those rounds, worst 1.49) and 19 of seeds 51-70,
-/// drawn after it was fixed: four rounds, geometric mean 0.79, 0.35-1.23.
+/// drawn after it was fixed: four rounds, geometric mean 0.79, 0.35-1.23. Fills of adjacent blocks of 32 bytes or
+/// more stream since their lines are assembled in registers (`fill_adjacent`): with the new kernel, the 14 such
+/// cases of `--sweep 200` seeds 1-40 ran in 0.30-1.05 of the time (sweep31_154 0.30, sweep1_044's shape 0.8; two
+/// alternating rounds, `docs/PERFORMANCE.md`, fifty-second round).
 const SHORT_CALL_MAX_BYTES: usize = 384;
 
 /// The call size (bytes written) below which a transpose into contiguous pixels stores ordinarily ([`short_pixels`]).
@@ -916,6 +926,34 @@ mod tests {
             assert!(matches!(p.inner, Inner::Gather { .. }), "{}", p.describe());
             assert_eq!(p.streaming, streams, "{n} bytes, {pad} padding, down {down}: {}", p.describe());
         }
+    }
+
+    #[test]
+    fn short_fills_of_adjacent_blocks_stream_from_32_bytes() {
+        // A u64 per row filling 42 (336 bytes, sweep1_044's block) or 12 (96 bytes): adjacent blocks that share
+        // lines. From 32 bytes the lines are assembled in registers and streamed whole (`fill_adjacent`), so the
+        // copy streams. Rows 16 bytes apart share lines but are not adjacent, and store ordinarily.
+        let always = ExecOptions { streaming: StreamingThresholds::all(0), simd: true, ..ExecOptions::default() };
+        for (dt, n, pad, streams) in
+            [(DataType::Uint64, 42, 0, true), (DataType::Uint64, 12, 0, true), (DataType::Uint64, 12, 2, false)]
+        {
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(dt, &[60, n], Some(&[1, 0])).unwrap(),
+                output: BufferTensorDesc::new(dt, &[60, n], Some(&[n + pad, 1])).unwrap(),
+                input_window_offsets: vec![0; 2],
+                input_window_sizes: vec![60, n],
+                input_window_strides: vec![1, 1],
+            };
+            let p = Program::compile(&desc.validate().unwrap(), &always).unwrap();
+            assert!(matches!(p.inner, Inner::Fill { .. }), "{}", p.describe());
+            assert_eq!(p.streaming, streams, "{dt:?} x {n}, {pad} padding: {}", p.describe());
+        }
+        // Below 32 bytes (12 u16), the calls would go through the stage, each run's end lines written ordinarily
+        // twice: such calls store ordinarily.
+        let rows = |n: usize, d: isize| [Dim { n, src: 2, dst: d, replicate: false }];
+        assert!(short_calls(Inner::Fill { n: 12 }, 2, &rows(60, 24)));
+        assert!(!short_calls(Inner::Fill { n: 16 }, 2, &rows(60, 32)));
+        assert!(short_calls(Inner::Fill { n: 16 }, 2, &rows(60, 40)));
     }
 
     #[test]

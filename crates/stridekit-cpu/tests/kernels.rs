@@ -1058,7 +1058,9 @@ fn adjacent_small_blocks_stream_through_the_stage() {
     // into pixels, 5 calls a group. The batch pitch adds one element, so every group starts at another offset
     // modulo 64; the lengths give blocks below a line, of a few lines and a ragged tail, and groups that span
     // several stages (rows of 8 calls of up to 1 KiB). A single loop of fills (sweep2_113's shape) too: the threads'
-    // parts of it go through the stage from wherever they start (`dispatch::run_range`).
+    // parts of it go through the stage from wherever they start (`dispatch::run_range`). With AVX2, fills of blocks
+    // of 32 bytes or more assemble their lines in registers instead (`fill::fill_adjacent`): the same cases check
+    // it, and blocks of 24 bytes the stage.
     let batches: u32 = if cfg!(miri) { 2 } else { 9 };
     for dt in common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]) {
         let e = dt.size_in_bytes().unwrap();

@@ -619,6 +619,14 @@ unsafe fn steps_of<T: Elem>(
     ctx: Ctx,
 ) {
     if let Some(block) = stage::staged(inner, steps, d, dst, ctx) {
+        // Fills of blocks of 32 bytes or more stream their lines from registers, without the stage.
+        if let Inner::Fill { n } = inner
+            // SAFETY: the steps' blocks are the `steps * block` adjacent bytes from `dst` (`staged`: d == block,
+            // each call's block contiguous), inside the caller's contract; step i reads its element at `src + i * s`.
+            && unsafe { fill::fill_adjacent::<T>(src, s, steps, n, dst, ctx) }
+        {
+            return;
+        }
         // SAFETY: the steps' blocks are the `steps * block` adjacent bytes from `dst` (`staged`: d == block, each
         // call's block contiguous), inside the caller's contract; each group of calls writes exactly its blocks,
         // from the stage pointer it is given, with the stage's bounds (the same kernels on the same numbers).

@@ -29,3 +29,32 @@ pub(crate) unsafe fn fill<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: 
         d.copy_from_slice(src);
     }
 }
+
+/// The shortest block [`fill_adjacent`] takes: a 32-byte chunk of the output then holds at most two calls' elements.
+pub(crate) const ADJACENT_BLOCK_MIN: usize = 32;
+
+/// The calls of a streamed fill loop whose blocks are adjacent, not through the L1 stage: `steps` calls, call `i`
+/// writing `n` copies of the element at `src + i * s` to `dst + i * n * T::SIZE`, each destination line assembled
+/// in registers and streamed whole (`x86::fill_adjacent_avx2`). Returns whether it ran: with AVX2 and blocks of at
+/// least [`ADJACENT_BLOCK_MIN`] bytes; the caller stages the calls otherwise.
+///
+/// # Safety
+/// The `steps` source elements are readable; the `steps * n * T::SIZE` bytes from `dst` are writable, inside the
+/// checked output range, and overlap none of them.
+pub(crate) unsafe fn fill_adjacent<T: Elem>(
+    src: *const u8,
+    s: isize,
+    steps: usize,
+    n: usize,
+    dst: *mut u8,
+    ctx: Ctx,
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2 && n * T::SIZE >= ADJACENT_BLOCK_MIN && steps > 0 {
+        // SAFETY: AVX2 detected; the caller's ranges; the block is long enough.
+        unsafe { x86::fill_adjacent_avx2::<T>(src, s, steps, n, dst) };
+        return true;
+    }
+    let _ = (src, s, steps, n, dst, ctx);
+    false
+}

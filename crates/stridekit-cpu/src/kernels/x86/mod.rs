@@ -25,7 +25,7 @@ mod transpose;
 
 pub(crate) use copy::{NT_MIN_RUN, REP_MOVSB_MIN_BYTES, copy_avx2, copy_avx2_ahead, copy_nt_avx2, rep_movsb_slow};
 pub(crate) use deinterleave::{deinterleave, deinterleave_fits};
-pub(crate) use fill::fill_avx2;
+pub(crate) use fill::{fill_adjacent_avx2, fill_avx2};
 pub(crate) use gather::gather_avx2;
 pub(crate) use interleave::interleave_first;
 pub(crate) use planes::{
