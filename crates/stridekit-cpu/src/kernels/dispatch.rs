@@ -422,7 +422,7 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         // descend, 0.98 (six alternating rounds; thirty-eighth round of `docs/PERFORMANCE.md`).
         let descends_upwards = matches!(p.inner, Inner::Transpose { b_src, .. } if b_src < 0) && last.src > 0;
         let step_src = match jumps(last.src, extent) || descends_upwards {
-            true => Some(last.src),
+            true => Some(outer_step_ahead(p, live).unwrap_or(last.src)),
             false => continued_jump(p, live, (len, extent), jumps),
         };
         let src = step_src.filter(|_| extent >= least_extent && !reread).map(|s| s + low);
@@ -468,6 +468,34 @@ fn continued_jump(
     let continues = len <= PREFETCH_ROW_BYTES as isize && inner.src > 0 && inner.n <= PREFETCH_CONTINUED_CALLS;
     let block = (inner.n as isize - 1) * inner.src + extent;
     (continues && jumps(outer.src, block)).then_some(outer.src)
+}
+
+/// The fewest bytes a copy moves (read plus written, [`Program::moved_bytes`]) for which [`outer_step_ahead`] requests
+/// a call one step of the outer loop ahead. Over two samples (118 runs, bulk copies aside) of the 442 programs of
+/// `--sweep 200 --sweep-max-bytes 64M` seeds 1-40 whose requests it changes at any size (two alternating rounds
+/// each; `docs/PERFORMANCE.md`, fifty-second round), the time ratio fell with the bytes moved: 1.01 below 1 MiB, 0.98
+/// below 16 MiB (up to 1.27 on a cache-sized transpose), 0.88 from 16 MiB (24 programs, at most 1.05), 0.81 from 32
+/// MiB. Out of sample, the 85 programs of seeds 41-80 that the rule as it stands changes: 0.97 (0.74-1.24, and one
+/// noisy gather at 1.67). Further ahead pays where the lines come from memory; from the caches, the next call's
+/// requests arrive in time, and more of them take L1's room.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+const PREFETCH_OUTER_MIN_MOVED: usize = 16 << 20;
+
+/// The source step of the loop just outside loop `live` of `p` (the innermost non-replicated one), when loop `live`
+/// has at most [`PREFETCH_CONTINUED_CALLS`] steps, the copy moves [`PREFETCH_OUTER_MIN_MOVED`] bytes or more, and the
+/// kernel is not the bulk copy: [`next_call`] then requests, for each call whose next one jumps, the same call one
+/// step of the loop outside on, as many calls ahead as loop `live` has steps, instead of the next call. One call
+/// ahead is too late for a short call whose lines come from memory, and the first call of each pass of the short
+/// loop was never requested at all: 8 x 11 f16 transposes, five calls 1496 bytes apart per step of a loop stepping
+/// back 6358 bytes (sweep1_098 of `--sweep 200 --sweep-max-bytes 64M --seed 1`), ran in 0.50-0.84 of the time. The
+/// bulk copy requests its next call line by line inside the copy (`copy::copy_bytes_ahead`); further ahead, over 24
+/// programs of seeds 1-40, it was 1.04.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+fn outer_step_ahead(p: &Program, live: usize) -> Option<isize> {
+    let short = p.outer[live].n <= PREFETCH_CONTINUED_CALLS;
+    let far = p.moved_bytes >= PREFETCH_OUTER_MIN_MOVED && !matches!(p.inner, Inner::Copy { .. });
+    let outer = p.outer[..live].last().filter(|d| !d.replicate)?;
+    (short && far).then_some(outer.src)
 }
 
 impl NextCall {
@@ -793,6 +821,28 @@ mod tests {
         assert!(next_call(&program(vec![dim(1496, 176)], t), Simd::None).is_none());
         let tiled = Program { reuse_tile: Some(4), ..program(vec![dim(1496, 176)], t) };
         assert!(next_call(&tiled, Simd::Avx2).is_none());
+    }
+
+    #[test]
+    fn short_loops_of_calls_that_jump_request_one_outer_step_ahead_in_large_copies() {
+        // sweep1_098's shape: five 8 x 11 f16 transposes 1496 bytes apart per step of a loop stepping back 6358
+        // bytes. From 16 MiB moved, the same call one outer step on (five calls ahead); below, the next call.
+        let t = Inner::Transpose { na: 8, a_src: 2, a_dst: 22, nb: 11, b_src: 34 };
+        let outer = vec![Dim { n: 21487, src: -6358, dst: 880, replicate: false }, dim(1496, 176)];
+        let large = Program { moved_bytes: 16 << 20, ..program(outer.clone(), t) };
+        assert_eq!(next_call(&large, Simd::Avx2).unwrap().src, Some(-6358));
+        assert_eq!(next_call(&program(outer.clone(), t), Simd::Avx2).unwrap().src, Some(1496));
+        // A loop of more than PREFETCH_CONTINUED_CALLS steps, a replicated loop outside, or no loop outside: the
+        // next call.
+        let long = vec![outer[0], Dim { n: 9, ..outer[1] }];
+        assert_eq!(next_call(&Program { outer: long, ..large.clone() }, Simd::Avx2).unwrap().src, Some(1496));
+        let replicated = vec![Dim { src: 0, replicate: true, ..outer[0] }, outer[1]];
+        assert_eq!(next_call(&Program { outer: replicated, ..large.clone() }, Simd::Avx2).unwrap().src, Some(1496));
+        assert_eq!(next_call(&Program { outer: vec![outer[1]], ..large.clone() }, Simd::Avx2).unwrap().src, Some(1496));
+        // The bulk copy keeps its own requests: runs of 512 bytes 2048 apart, five per step of the loop outside.
+        let copies = Program { moved_bytes: 16 << 20, ..program(outer, Inner::Copy { bytes: 512 }) };
+        let copies = Program { outer: vec![Dim { src: 20480, ..copies.outer[0] }, dim(2048, 512)], ..copies };
+        assert_eq!(next_call(&copies, Simd::Avx2).unwrap().src, Some(2048));
     }
 
     #[test]
