@@ -1136,3 +1136,44 @@ fn transposes_of_many_short_rows_split_along_them() {
         case(DataType::Uint16, &[300, 140], None, &[0, 2], &[300, 136], &[1, sign], &[300, 136], Some(&[1, 300]));
     }
 }
+
+#[test]
+fn adjacent_fills_into_destinations_off_element_boundaries() {
+    // A host byte slice may start anywhere (D10): fills of one value per row, adjacent blocks of 336 and 40 bytes
+    // (the register-assembled lines of `fill::fill_adjacent`, which align their pattern to the elements) and 24 bytes
+    // (the stage), into an output one to seven bytes past an element boundary, under every option set.
+    if cfg!(miri) && !cfg!(target_feature = "avx2") {
+        return;
+    }
+    for dt in common::types_for_run(&[DataType::Float16, DataType::Float32, DataType::Float64]) {
+        let e = dt.size_in_bytes().unwrap();
+        for block in [336, 40, 24] {
+            let n = block / e;
+            let rows = if cfg!(miri) { 9 } else { 45 };
+            let desc = Slice1Desc {
+                input: BufferTensorDesc::new(dt, &[rows, n], Some(&[1, 0])).unwrap(),
+                output: BufferTensorDesc::new(dt, &[rows, n], None).unwrap(),
+                input_window_offsets: vec![0; 2],
+                input_window_sizes: vec![rows, n],
+                input_window_strides: vec![1; 2],
+            };
+            let plan = desc.validate().unwrap();
+            let input =
+                stridekit_testkit::strategies::pseudo_random_bytes(3, desc.input.total_tensor_size_in_bytes as usize);
+            let len = desc.output.total_tensor_size_in_bytes as usize;
+            let mut expected = vec![0u8; len];
+            stridekit::reference::slice1_reference(&desc, &input, &mut expected).unwrap();
+            for (name, options) in common::kernel_option_sets() {
+                for off in 1..e.max(2) as usize {
+                    let mut buf = vec![0xEEu8; len + 128];
+                    // An output starting `off` bytes past a line boundary (so past an element boundary too).
+                    let at = (64 - buf.as_ptr() as usize % 64) % 64 + off;
+                    stridekit_cpu::slice1_with(&plan, &input, &mut buf[at..at + len], &options).unwrap();
+                    let wrong = buf[at..at + len].iter().zip(&expected).position(|(a, b)| a != b);
+                    assert_eq!(wrong, None, "{dt:?}, block {block}, {name}, offset {off}: first wrong byte");
+                    assert!(buf[..at].iter().chain(&buf[at + len..]).all(|&b| b == 0xEE));
+                }
+            }
+        }
+    }
+}

@@ -35,8 +35,9 @@ pub(crate) const ADJACENT_BLOCK_MIN: usize = 32;
 
 /// The calls of a streamed fill loop whose blocks are adjacent, not through the L1 stage: `steps` calls, call `i`
 /// writing `n` copies of the element at `src + i * s` to `dst + i * n * T::SIZE`, each destination line assembled
-/// in registers and streamed whole (`x86::fill_adjacent_avx2`). Returns whether it ran: with AVX2 and blocks of at
-/// least [`ADJACENT_BLOCK_MIN`] bytes; the caller stages the calls otherwise.
+/// in registers and streamed whole (`x86::fill_adjacent_avx2`). Returns whether it ran: with AVX2, blocks of at
+/// least [`ADJACENT_BLOCK_MIN`] bytes and a destination at an element boundary (a host byte slice may start
+/// anywhere, D10); the caller stages the calls otherwise.
 ///
 /// # Safety
 /// The `steps` source elements are readable; the `steps * n * T::SIZE` bytes from `dst` are writable, inside the
@@ -50,7 +51,9 @@ pub(crate) unsafe fn fill_adjacent<T: Elem>(
     ctx: Ctx,
 ) -> bool {
     #[cfg(target_arch = "x86_64")]
-    if ctx.simd == Simd::Avx2 && n * T::SIZE >= ADJACENT_BLOCK_MIN && steps > 0 {
+    // The registers repeat the element from their first byte on: the destination must start on an element.
+    let aligned = (dst as usize).is_multiple_of(T::SIZE);
+    if ctx.simd == Simd::Avx2 && aligned && n * T::SIZE >= ADJACENT_BLOCK_MIN && steps > 0 {
         // SAFETY: AVX2 detected; the caller's ranges; the block is long enough.
         unsafe { x86::fill_adjacent_avx2::<T>(src, s, steps, n, dst) };
         return true;

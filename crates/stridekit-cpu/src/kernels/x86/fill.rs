@@ -85,11 +85,12 @@ static FROM_BYTE: [u8; 64] = {
 ///
 /// # Safety
 /// AVX2 is available; the `steps` source elements are readable; the `steps * n * T::SIZE` bytes from `dst` are
-/// writable and overlap none of them; `n * T::SIZE >= ADJACENT_BLOCK_MIN`.
+/// writable and overlap none of them; `n * T::SIZE >= ADJACENT_BLOCK_MIN`. `dst` is a multiple of `T::SIZE` (else the
+/// registers' elements straddle the output's: wrong values, not unsoundness).
 #[target_feature(enable = "avx2")]
 pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(src: *const u8, s: isize, steps: usize, n: usize, dst: *mut u8) {
     let block = (n * T::SIZE) as isize;
-    debug_assert!(block >= ADJACENT_BLOCK_MIN as isize && steps > 0);
+    debug_assert!(block >= ADJACENT_BLOCK_MIN as isize && steps > 0 && (dst as usize).is_multiple_of(T::SIZE));
     let end = steps as isize * block;
     // SAFETY: call i < steps reads its element (the caller's).
     let value = |i: usize| unsafe { splat::<T>(src.wrapping_offset(i as isize * s)) };
