@@ -10,10 +10,11 @@
 //! Only fills and transposes are staged ([`staged`]): the other kernels' calls were within noise or slower staged
 //! (24 sweep cases; `docs/PERFORMANCE.md`, nineteenth round), and so was a transpose whose scratch block already
 //! streams whole lines (u8 blocks of 348 bytes: 1.11x the time). With AVX2, fills of blocks of 32 bytes or more
-//! take these loops without the stage (`portable::fill::fill_adjacent`): each line is blended in registers from
-//! the values it holds and streamed, without storing it to the stage and loading it back. A thread's part of the innermost loop is staged
-//! from wherever it starts (`dispatch::run_range`); a partial line is not carried from one run of the innermost loop
-//! to the next (or from one part to the next) even where their blocks continue each other.
+//! into a destination at an element boundary take these loops without the stage (`portable::fill::fill_adjacent`):
+//! each line is blended in registers from the values it holds and streamed, without storing it to the stage and
+//! loading it back. A thread's part of the innermost loop is staged from wherever it starts (`dispatch::run_range`);
+//! a partial line is not carried from one run of the innermost loop to the next (or from one part to the next) even
+//! where their blocks continue each other.
 //!
 //! The table kernel stages within one call instead (its passes into an L1 block, `portable::table::table`): its
 //! calls are long enough there, and its groups are whole passes, so that each keeps its shuffle form.

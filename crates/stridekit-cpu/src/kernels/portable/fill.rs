@@ -50,11 +50,14 @@ pub(crate) unsafe fn fill_adjacent<T: Elem>(
     dst: *mut u8,
     ctx: Ctx,
 ) -> bool {
-    #[cfg(target_arch = "x86_64")]
     // The registers repeat the element from their first byte on: the destination must start on an element.
-    let aligned = (dst as usize).is_multiple_of(T::SIZE);
-    if ctx.simd == Simd::Avx2 && aligned && n * T::SIZE >= ADJACENT_BLOCK_MIN && steps > 0 {
-        // SAFETY: AVX2 detected; the caller's ranges; the block is long enough.
+    #[cfg(target_arch = "x86_64")]
+    if ctx.simd == Simd::Avx2
+        && (dst as usize).is_multiple_of(T::SIZE)
+        && n * T::SIZE >= ADJACENT_BLOCK_MIN
+        && steps > 0
+    {
+        // SAFETY: AVX2 detected; the caller's ranges; the block is long enough and the destination on an element.
         unsafe { x86::fill_adjacent_avx2::<T>(src, s, steps, n, dst) };
         return true;
     }
