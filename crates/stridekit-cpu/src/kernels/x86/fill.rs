@@ -103,23 +103,21 @@ pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(src: *const u8, s: isize, steps
     // The 32 bytes of output from `x` (a multiple of 32 from the line of `dst`), in order: bytes before `dst` or
     // past the end hold whatever value is at hand.
     let mut chunk = |x: isize| {
-        if boundary >= x + 32 {
-            let v = this;
-            if boundary == x + 32 {
-                a += 1;
-                (this, boundary) = (next, boundary + block);
-                next = if a + 1 < steps { value(a + 1) } else { this };
-            }
-            return v;
+        let v = if boundary < x + 32 {
+            // 0 < k < 32: the block is at least 32 bytes, so at most one boundary falls inside the chunk.
+            let k = (boundary - x) as usize;
+            // SAFETY: bytes 32 - k .. 64 - k of the 64-byte table.
+            let mask = unsafe { _mm256_loadu_si256(FROM_BYTE.as_ptr().add(32 - k).cast()) };
+            _mm256_blendv_epi8(this, next, mask)
+        } else {
+            this
+        };
+        // The chunk reaches call `a`'s end: the next chunk starts in call `a + 1`.
+        if boundary <= x + 32 {
+            a += 1;
+            (this, boundary) = (next, boundary + block);
+            next = if a + 1 < steps { value(a + 1) } else { this };
         }
-        // 0 < k < 32: the block is at least 32 bytes, so one boundary falls inside the chunk.
-        let k = (boundary - x) as usize;
-        // SAFETY: bytes 32 - k .. 64 - k of the 64-byte table.
-        let mask = unsafe { _mm256_loadu_si256(FROM_BYTE.as_ptr().add(32 - k).cast()) };
-        let v = _mm256_blendv_epi8(this, next, mask);
-        a += 1;
-        (this, boundary) = (next, boundary + block);
-        next = if a + 1 < steps { value(a + 1) } else { this };
         v
     };
     // A partial line at `x`: its bytes `from .. to` (relative to the line) are the output's.
