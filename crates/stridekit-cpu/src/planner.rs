@@ -272,6 +272,12 @@ fn short_pixels(inner: Inner, esize: usize) -> bool {
         && matches!(inner.dst_block(esize), Some((true, block)) if block < SHORT_PIXELS_MAX_BYTES)
 }
 
+/// The block of the innermost loop of `outer` when its calls of `inner` write adjacent blocks that are not whole lines,
+/// the loops the stage streams (`kernels::stage_block`; the fills among them from registers).
+fn staged_block(inner: Inner, esize: usize, outer: &[Dim]) -> Option<usize> {
+    outer.last().and_then(|d| stage_block(inner, d.n, d.dst, esize)).filter(|b| b % 64 != 0)
+}
+
 /// Whether `inner` is a gather, reverse or fill whose call writes a block of less than [`SHORT_CALL_MAX_BYTES`]
 /// under an innermost loop that reads forwards and whose destination rises by less than a line more than the block
 /// (so that the blocks of neighbouring calls share lines). Streamed, each call streams the whole lines of its block
@@ -285,9 +291,7 @@ fn short_calls(inner: Inner, esize: usize, outer: &[Dim]) -> bool {
     };
     // Fills of adjacent blocks of 32 bytes or more stream whole lines straight from registers
     // (`portable::fill::fill_adjacent`): no line is written both ways, and the calls' boundaries cost nothing.
-    let adjacent = outer
-        .last()
-        .is_some_and(|d| stage_block(inner, d.n, d.dst, esize).is_some_and(|b| b % 64 != 0 && b >= ADJACENT_BLOCK_MIN));
+    let adjacent = staged_block(inner, esize, outer).is_some_and(|b| b >= ADJACENT_BLOCK_MIN);
     matches!(inner, Inner::Gather { .. } | Inner::Reverse { .. } | Inner::Fill { .. })
         && !adjacent
         && inner.dst_block(esize).is_some_and(|(_, block)| block < SHORT_CALL_MAX_BYTES && rows_share_lines(block))
@@ -641,8 +645,7 @@ impl Program {
             // The innermost loop stays rising where its calls write adjacent blocks that are not whole lines, which
             // only a rising loop streams through the stage (`kernels/stage.rs`): flipped, each call streamed its
             // middle and stored the lines it shares with its neighbours ordinarily.
-            let staged =
-                outer.last().is_some_and(|d| stage_block(inner, d.n, d.dst, esize).is_some_and(|b| b % 64 != 0));
+            let staged = staged_block(inner, esize, &outer).is_some();
             let keep = if staged { outer.len() - 1 } else { outer.len() };
             for d in outer[..keep].iter_mut().filter(|d| d.src < 0) {
                 let steps = isize::try_from(d.n - 1).ok()?;
