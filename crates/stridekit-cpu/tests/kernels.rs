@@ -1177,3 +1177,38 @@ fn adjacent_fills_into_destinations_off_element_boundaries() {
         }
     }
 }
+
+#[test]
+fn short_fills_into_adjacent_blocks_under_loops_that_do_not_stream() {
+    // Loops of fills, one value per row, whose rows are adjacent blocks of 32-520 bytes: `fill::adjacent_loop` takes
+    // those up to 512 bytes as one call, each line assembled in registers and stored ordinarily when the copy does
+    // not stream (streamed, or longer, they keep their calls). Groups of 2, 3 and 13 rows, padded apart, so that
+    // the loop outside starts most groups off a line and off 32 bytes; every option set, against the reference.
+    let types = common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]);
+    let (blocks, counts): (&[u32], &[u32]) =
+        if cfg!(miri) { (&[40, 336], &[2, 3]) } else { (&[32, 40, 96, 336, 512, 520], &[2, 3, 13]) };
+    for dt in types {
+        let e = dt.size_in_bytes().unwrap();
+        for &block in blocks {
+            let n = block / e;
+            for &rows in counts {
+                let groups = 3;
+                let sizes = [groups, rows, n];
+                let desc = Slice1Desc {
+                    input: BufferTensorDesc::new(dt, &sizes, Some(&[rows, 1, 0])).unwrap(),
+                    output: BufferTensorDesc::new(dt, &sizes, Some(&[rows * n + 5, n, 1])).unwrap(),
+                    input_window_offsets: vec![0; 3],
+                    input_window_sizes: sizes.to_vec(),
+                    input_window_strides: vec![1; 3],
+                };
+                let input = stridekit_testkit::strategies::pseudo_random_bytes(
+                    5,
+                    desc.input.total_tensor_size_in_bytes as usize,
+                );
+                if let Err(why) = common::check_against_reference(&desc, &input, 64) {
+                    panic!("{dt:?}, blocks of {block} bytes, {rows} rows a group: {why}");
+                }
+            }
+        }
+    }
+}

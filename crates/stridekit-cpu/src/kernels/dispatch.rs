@@ -1,7 +1,7 @@
 //! Running a checked program: the range test against the slices, the outer loops (an odometer around the inner
 //! kernel, with replication of broadcast blocks), the threads, and the choice of each kernel.
 
-use super::footprint::{Bounds, Checked};
+use super::footprint::{Bounds, Checked, HERE};
 use super::pattern::{PATTERN_MAX_BLOCK, PATTERN_MIN_BYTES, repeat_prefix};
 use super::portable::{copy, fill, gather, reverse, rows, scatter, table, transpose};
 use super::split::{Split, for_each_range};
@@ -663,6 +663,20 @@ unsafe fn steps_of<T: Elem>(
                 steps_of::<T>(inner, table, k, s, d, src.wrapping_offset(i as isize * s), to, staged)
             })
         };
+        return;
+    }
+    // Short fills into adjacent blocks that the stage does not take (ordinary stores, or too few calls): one call
+    // for the loop, each line assembled in registers (`fill::adjacent_loop`).
+    if let Inner::Fill { n } = inner
+        && fill::adjacent_loop(n, T::SIZE, steps, d)
+        && {
+            let walks = ([(steps, s), HERE], [(steps * n, T::SIZE as isize), HERE]);
+            ctx.bounds.debug_check_walks(walks.0, T::SIZE, src, walks.1, T::SIZE, dst);
+            // SAFETY: the steps' blocks are the `steps * n` adjacent elements from `dst` (d is one block), inside the
+            // caller's contract; step i reads its element at `src + i * s`.
+            unsafe { fill::fill_adjacent::<T>(src, s, steps, n, dst, ctx) }
+        }
+    {
         return;
     }
     // One loop per kernel, `$call` on each step's pointers, after the requests of `$ctx` (the call's own by default).

@@ -33,11 +33,31 @@ pub(crate) unsafe fn fill<T: Elem>(src: *const u8, dst: *mut u8, n: usize, ctx: 
 /// The shortest block [`fill_adjacent`] takes: a 32-byte chunk of the output then holds at most two calls' elements.
 pub(crate) const ADJACENT_BLOCK_MIN: usize = 32;
 
-/// The calls of a streamed fill loop whose blocks are adjacent, not through the L1 stage: `steps` calls, call `i`
-/// writing `n` copies of the element at `src + i * s` to `dst + i * n * T::SIZE`, each destination line assembled
-/// in registers and streamed whole (`x86::fill_adjacent_avx2`). Returns whether it ran: with AVX2, blocks of at
-/// least [`ADJACENT_BLOCK_MIN`] bytes and a destination at an element boundary (a host byte slice may start
-/// anywhere, D10); the caller stages the calls otherwise.
+/// The longest block of a fill loop that [`adjacent_loop`] takes whole.
+///
+/// Measured on an Intel Xeon (2 vCPUs, model 207, 2 MiB of L2 per core; `docs/PERFORMANCE.md`, fifty-third round), the
+/// time ratios whole loop / call by call over the fills of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds
+/// 1-20 with adjacent blocks (per-case processes, alternating): blocks of 9-300 bytes 0.40-0.80 (70 u16 per row
+/// under a padded output, sweep1_175: 0.49; 9 u64, sweep4_041: 0.40), 400-500 bytes 0.79-0.87; from about 700 bytes
+/// the calls won (92 u64 1.23, 552 u32 1.29, 1024-byte blocks 1.65): a call of more than a few lines requests its
+/// lines for writing ahead of its stores (`x86::store`), which the whole loop does not. Of the 39 fills of blocks up
+/// to 1 KiB, three rounds: 0.82.
+pub(crate) const ADJACENT_LOOP_MAX_BYTES: usize = 512;
+
+/// Whether a loop of `steps` fills of `n` elements of `esize` bytes whose calls step `d` destination bytes runs
+/// whole ([`fill_adjacent`]) when the stage does not take it (ordinary stores, or fewer calls than the stage's
+/// least): the blocks adjacent and rising (`d` is one block), at most [`ADJACENT_LOOP_MAX_BYTES`], two calls or
+/// more. Call by call, each fill of a few lines paid the loop's step, its requests and its own head and tail.
+pub(crate) fn adjacent_loop(n: usize, esize: usize, steps: usize, d: isize) -> bool {
+    let block = n.saturating_mul(esize);
+    steps > 1 && block <= ADJACENT_LOOP_MAX_BYTES && usize::try_from(d).is_ok_and(|d| d == block)
+}
+
+/// The calls of a fill loop whose blocks are adjacent, not through the L1 stage: `steps` calls, call `i` writing `n`
+/// copies of the element at `src + i * s` to `dst + i * n * T::SIZE`, each destination line assembled in registers
+/// and stored whole, streamed when `ctx.nt` (`x86::fill_adjacent_avx2`). Returns whether it ran: with AVX2, blocks
+/// of at least [`ADJACENT_BLOCK_MIN`] bytes and a destination at an element boundary (a host byte slice may start
+/// anywhere, D10); the caller stages the calls, or makes them one by one, otherwise.
 ///
 /// # Safety
 /// The `steps` source elements are readable; the `steps * n * T::SIZE` bytes from `dst` are writable, inside the
@@ -58,7 +78,7 @@ pub(crate) unsafe fn fill_adjacent<T: Elem>(
         && steps > 0
     {
         // SAFETY: AVX2 detected; the caller's ranges; the block is long enough and the destination on an element.
-        unsafe { x86::fill_adjacent_avx2::<T>(src, s, steps, n, dst) };
+        unsafe { x86::fill_adjacent_avx2::<T>(src, s, steps, n, dst, ctx.nt) };
         return true;
     }
     let _ = (src, s, steps, n, dst, ctx);

@@ -74,11 +74,12 @@ static FROM_BYTE: [u8; 64] = {
     m
 };
 
-/// The calls of a streamed fill loop whose blocks are adjacent: call `i < steps` writes `n` copies of the element at
-/// `src + i * s` to the `n * T::SIZE` bytes at `dst + i * n * T::SIZE` (at least [`ADJACENT_BLOCK_MIN`]).
+/// The calls of a fill loop whose blocks are adjacent: call `i < steps` writes `n` copies of the element at `src + i
+/// * s` to the `n * T::SIZE` bytes at `dst + i * n * T::SIZE` (at least [`ADJACENT_BLOCK_MIN`]).
 ///
 /// Each destination line is assembled in two registers, a blend of the one or two elements its 32-byte halves
-/// hold, and streamed whole; the partial lines at both ends are assembled the same way on the stack and stored
+/// hold, and stored whole, streamed when `nt` (ordinary stores otherwise: short fills under loops that do not
+/// stream, `portable::fill::adjacent_loop`); the partial lines at both ends are assembled the same way on the stack and stored
 /// ordinarily, only the bytes of the calls. Through the L1 stage instead (`kernels/stage.rs`), each call stored its
 /// block there and the stage was copied out: fills of 336 bytes ran at two thirds of the speed of fills of whole
 /// lines.
@@ -88,7 +89,14 @@ static FROM_BYTE: [u8; 64] = {
 /// writable and overlap none of them; `n * T::SIZE >= ADJACENT_BLOCK_MIN`. `dst` is a multiple of `T::SIZE` (else the
 /// registers' elements straddle the output's: wrong values, not unsoundness).
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(src: *const u8, s: isize, steps: usize, n: usize, dst: *mut u8) {
+pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(
+    src: *const u8,
+    s: isize,
+    steps: usize,
+    n: usize,
+    dst: *mut u8,
+    nt: bool,
+) {
     let block = (n * T::SIZE) as isize;
     debug_assert!(block >= ADJACENT_BLOCK_MIN as isize && steps > 0 && (dst as usize).is_multiple_of(T::SIZE));
     let end = steps as isize * block;
@@ -142,8 +150,13 @@ pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(src: *const u8, s: isize, steps
         // SAFETY: the whole line dst + x .. dst + x + 64 (aligned: x is a multiple of 64 from dst's line) is inside
         // 0 .. end.
         unsafe {
-            stream32(dst.offset(x), lo);
-            stream32(dst.offset(x + 32), hi);
+            if nt {
+                stream32(dst.offset(x), lo);
+                stream32(dst.offset(x + 32), hi);
+            } else {
+                _mm256_storeu_si256(dst.offset(x).cast(), lo);
+                _mm256_storeu_si256(dst.offset(x + 32).cast(), hi);
+            }
         }
         x += 64;
     }
@@ -194,14 +207,14 @@ mod tests {
     use super::*;
 
     /// Every element size, blocks of 32 bytes on (one and two calls per 32-byte chunk, a call of whole lines, calls
-    /// longer than a line), a call, two and many, values read forwards and backwards, every start modulo a line:
-    /// each call's block holds its value, and no byte around the blocks is written.
+    /// longer than a line), a call, two and many, values read forwards and backwards, every start modulo a line,
+    /// streamed and ordinary stores: each call's block holds its value, and no byte around the blocks is written.
     #[test]
     fn adjacent_fills_write_each_block_and_nothing_else() {
         if !std::arch::is_x86_feature_detected!("avx2") {
             return;
         }
-        fn check<T: Elem>(block: usize, steps: usize, at: usize, s: isize) {
+        fn check<T: Elem>(block: usize, steps: usize, at: usize, s: isize, nt: bool) {
             let e = T::SIZE;
             let n = block / e;
             // Distinct element values, `s` elements apart from the middle of the source.
@@ -212,7 +225,8 @@ mod tests {
             // SAFETY: AVX2 detected; call i reads the element at first + i * s * e (within `src` for |s| <= 1);
             // the steps * block bytes from `start` lie in `buf`; block >= 32.
             unsafe {
-                fill_adjacent_avx2::<T>(src.as_ptr().add(first), s * e as isize, steps, n, buf.as_mut_ptr().add(start))
+                let (from, to) = (src.as_ptr().add(first), buf.as_mut_ptr().add(start));
+                fill_adjacent_avx2::<T>(from, s * e as isize, steps, n, to, nt)
             };
             for i in 0..steps {
                 let from = (first as isize + i as isize * s * e as isize) as usize;
@@ -220,7 +234,7 @@ mod tests {
                 let out = &buf[start + i * block..start + (i + 1) * block];
                 assert!(
                     out.chunks_exact(e).all(|x| x == value),
-                    "{e}-byte elements, block {block}, {steps} steps, at {at}, s {s}: call {i}"
+                    "{e}-byte elements, block {block}, {steps} steps, at {at}, s {s}, nt {nt}: call {i}"
                 );
             }
             let around = buf[..start].iter().chain(&buf[start + steps * block..]);
@@ -235,11 +249,11 @@ mod tests {
             for &k in steps {
                 for at in 0..starts {
                     let at = if cfg!(miri) { at * 24 } else { at };
-                    for s in [1, 0, -1] {
-                        check::<u64>(block, k, at - at % 8, s);
-                        check::<u32>(block, k, at - at % 4, s);
-                        check::<u16>(block - block % 2, k, at - at % 2, s);
-                        check::<u8>(block, k, at, s);
+                    for (s, nt) in [(1, true), (0, true), (-1, true), (1, false), (-1, false)] {
+                        check::<u64>(block, k, at - at % 8, s, nt);
+                        check::<u32>(block, k, at - at % 4, s, nt);
+                        check::<u16>(block - block % 2, k, at - at % 2, s, nt);
+                        check::<u8>(block, k, at, s, nt);
                     }
                 }
             }
