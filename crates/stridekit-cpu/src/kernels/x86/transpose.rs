@@ -28,6 +28,18 @@ const PREFETCH_CHUNK_BYTES: usize = 32 << 10;
 /// Tiles of rows ahead that a block of rows prefetches when the whole next chunk is too large to.
 pub(crate) const PREFETCH_TILES: usize = 2;
 
+/// The tiles of source rows `b_src` bytes apart that a block of rows of [`transpose_chunks`] prefetches ahead:
+/// [`PREFETCH_TILES`], or none but its own when the rows alias in L1 (`b_src` a multiple of 4 KiB, the span of L1's
+/// set index: every row's lines fall in the same few sets). Then the tiles in flight, 24-48 rows of the same sets
+/// against L1's 8-12 ways, evicted each other's lines before their loads: a transpose of 252 x 712 u32 rows 40960
+/// bytes apart (sweep1_127 of `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M`) took 0.68 of the time
+/// requesting only the block's own rows, ahead of its loads (six ABBA rounds), and eight such transposes of 4-16 KiB
+/// rows, u8 to u64 (0.8-31 MiB), 0.96 (0.83-1.02, four rounds; `docs/PERFORMANCE.md`, fifty-third round). The same
+/// shapes with rows padded off 4 KiB still ran up to 1.8x faster: what is left of the aliasing is the tiles' own.
+pub(crate) fn prefetch_tiles_ahead(b_src: isize) -> usize {
+    if b_src.unsigned_abs().is_multiple_of(4096) { 0 } else { PREFETCH_TILES }
+}
+
 /// Whether [`transpose_chunks`] requests the next chunk's lines of every source row at once, before each chunk of
 /// `chunk` elements of `e` bytes: when the `na` rows `a` make more than one chunk and the `nb` source rows' lines of
 /// one chunk fit [`PREFETCH_CHUNK_BYTES`]. Otherwise each tile of source rows requests the rows a few tiles on.
@@ -304,7 +316,8 @@ unsafe fn transpose_chunks<T: Elem>(
     // The next chunk's lines of every row are prefetched at once while they fit L1 (a few dozen channel rows);
     // with more rows, or a single chunk, each block of rows prefetches the rows `PREFETCH_TILES` tiles ahead
     // instead (rows a line or more apart defeat the hardware prefetcher, which stays inside a 4 KiB page: 120-byte
-    // rows 1720 bytes apart ran at 0.06 of the roofline).
+    // rows 1720 bytes apart ran at 0.06 of the roofline), or its own rows where they alias in L1
+    // ([`prefetch_tiles_ahead`]).
     let whole_chunk_prefetch = chunks_requested_whole(na, nb, chunk, e);
     let mut c0 = 0;
     while c0 < na {
@@ -358,7 +371,8 @@ unsafe fn transpose_chunks<T: Elem>(
             let mut b0 = 0;
             while b0 < nb {
                 if !whole_chunk_prefetch {
-                    for b in b0 + PREFETCH_TILES * tile..b0 + (PREFETCH_TILES + 1) * tile {
+                    let ahead = prefetch_tiles_ahead(b_src);
+                    for b in b0 + ahead * tile..b0 + (ahead + 1) * tile {
                         // Rows past the last one are the first rows of the next chunk, so that a chunk does not
                         // start on cold rows.
                         let (b, a0, a1) = match b < nb {
@@ -552,6 +566,18 @@ mod tests {
         assert!(!transpose_tiles_fit(5, 237_150, 948_600, 4));
         // Few rows into a strided destination.
         assert!(!transpose_tiles_fit(3, 64, 1000, 4));
+    }
+
+    #[test]
+    fn rows_that_alias_in_l1_request_no_tiles_ahead() {
+        // Multiples of 4 KiB, either direction: the block's own rows only.
+        for b_src in [4096, -4096, 40960, -40960, 65536, 1 << 20] {
+            assert_eq!(prefetch_tiles_ahead(b_src), 0, "{b_src}");
+        }
+        // Off 4 KiB, even by a line or a multiple of 2 KiB: the tiles ahead.
+        for b_src in [64, 1720, 2048, 4032, 4160, -41600, 6144] {
+            assert_eq!(prefetch_tiles_ahead(b_src), PREFETCH_TILES, "{b_src}");
+        }
     }
 
     #[test]
