@@ -79,8 +79,8 @@ static FROM_BYTE: [u8; 64] = {
 ///
 /// Each destination line is assembled in two registers, a blend of the one or two elements its 32-byte halves
 /// hold, and stored whole, streamed when `nt` (ordinary stores otherwise: short fills under loops that do not
-/// stream, `portable::fill::adjacent_loop`); the partial lines at both ends are assembled the same way on the stack and stored
-/// ordinarily, only the bytes of the calls. Through the L1 stage instead (`kernels/stage.rs`), each call stored its
+/// stream, `portable::fill::adjacent_loop`); the partial lines at both ends are assembled the same way on the stack
+/// and stored ordinarily, only the bytes of the calls. Through the L1 stage instead (`kernels/stage.rs`), each call stored its
 /// block there and the stage was copied out: fills of 336 bytes ran at two thirds of the speed of fills of whole
 /// lines.
 ///
