@@ -39,9 +39,11 @@ pub(crate) const ADJACENT_BLOCK_MIN: usize = 32;
 /// time ratios whole loop / call by call over the fills of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds
 /// 1-20 with adjacent blocks (per-case processes, alternating): blocks of 9-300 bytes 0.40-0.80 (70 u16 per row
 /// under a padded output, sweep1_175: 0.49; 9 u64, sweep4_041: 0.40), 400-500 bytes 0.79-0.87; from about 700 bytes
-/// the calls won (92 u64 1.23, 552 u32 1.29, 1024-byte blocks 1.65): a call of more than a few lines requests its
-/// lines for writing ahead of its stores (`x86::store`), which the whole loop does not. Of the 39 fills of blocks up
-/// to 1 KiB, three rounds: 0.82.
+/// the calls won (92 u64 1.23, 552 u32 1.29, 1024-byte blocks 1.65). Not for want of requests: with the lines
+/// requested for writing 1 KiB ahead, as `x86::store` does, the 29 loops of blocks of 0.5-4 KiB of seeds 1-20 still
+/// took 1.61x the calls' time (two rounds). Most likely the per-chunk work: each 32 bytes of the whole loop test for
+/// a boundary (and blend at one), where a call of a long block stores one register over and over. Of the 39 fills
+/// of blocks up to 1 KiB, three rounds: 0.82.
 pub(crate) const ADJACENT_LOOP_MAX_BYTES: usize = 512;
 
 /// Whether a loop of `steps` fills of `n` elements of `esize` bytes whose calls step `d` destination bytes runs
