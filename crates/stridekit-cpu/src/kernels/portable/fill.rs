@@ -36,15 +36,15 @@ pub(crate) const ADJACENT_BLOCK_MIN: usize = 32;
 /// The longest block of a fill loop that [`adjacent_loop`] takes whole.
 ///
 /// Measured on an Intel Xeon (2 vCPUs, model 207, 2 MiB of L2 per core; `docs/PERFORMANCE.md`, fifty-third round), the
-/// time ratios whole loop / call by call over the fills of `stridekit bench --sweep 200 --sweep-max-bytes 64M` seeds
-/// 1-20 with adjacent blocks (per-case processes, alternating): blocks of 9-300 bytes 0.40-0.80 (70 u16 per row
-/// under a padded output, sweep1_175: 0.49; 9 u64, sweep4_041: 0.40), 400-500 bytes 0.79-0.87; from about 700 bytes
-/// the calls won (92 u64 1.23, 552 u32 1.29, 1024-byte blocks 1.65). Not for want of requests: with the lines
-/// requested for writing 1 KiB ahead, as `x86::store` does, the 29 loops of blocks of 0.5-4 KiB of seeds 1-20 still
-/// took 1.61x the calls' time (two rounds). Most likely the per-chunk work: each 32 bytes of the whole loop test for
-/// a boundary (and blend at one), where a call of a long block stores one register over and over. Of the 39 fills
-/// of blocks up to 1 KiB, three rounds: 0.82.
-pub(crate) const ADJACENT_LOOP_MAX_BYTES: usize = 512;
+/// time ratios whole loop / call by call, per-case processes, alternating rounds, over the fill loops of `stridekit
+/// bench --sweep 200 --sweep-max-bytes 64M` seeds 1-20 with adjacent blocks. With a test for a call boundary in every
+/// 32 bytes (the first form of `x86::fill_adjacent_avx2`), blocks of 9-300 bytes 0.40-0.80 and 400-500 bytes
+/// 0.79-0.87, but from about 700 bytes the calls won (92 u64 1.23, 1024-byte blocks 1.65), requests for writing 1 KiB
+/// ahead or not (1.61 over 0.5-4 KiB). With the lines that lie inside one call stored without the test: the 26
+/// loops of blocks up to 512 bytes 0.88 of the first form's time, those of 0.5-2 KiB about 0.83 of the calls'
+/// (0.58-1.17), those of 2-4 KiB 1.0-1.26 (a call of 2 KiB or more requests its lines ahead of its stores,
+/// `x86::store`).
+pub(crate) const ADJACENT_LOOP_MAX_BYTES: usize = 2048;
 
 /// Whether a loop of `steps` fills of `n` elements of `esize` bytes whose calls step `d` destination bytes runs
 /// whole ([`fill_adjacent`]) when the stage does not take it (ordinary stores, or fewer calls than the stage's

@@ -104,27 +104,25 @@ pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(
     let value = |i: usize| unsafe { splat::<T>(src.wrapping_offset(i as isize * s)) };
     // Call `a` fills the output bytes up to `boundary` (relative to `dst`), call `a + 1` (`next`; the last call's own
     // value past the end, bytes never stored) the block after it.
-    let mut a = 0;
-    let mut this = value(0);
-    let mut next = if steps > 1 { value(1) } else { this };
-    let mut boundary = block;
+    let mut st = Calls { a: 0, this: value(0), next: if steps > 1 { value(1) } else { value(0) }, boundary: block };
     // The 32 bytes of output from `x` (a multiple of 32 from the line of `dst`), in order: bytes before `dst` or
     // past the end hold whatever value is at hand.
-    let mut chunk = |x: isize| {
-        let v = if boundary < x + 32 {
-            // 0 < k < 32: the block is at least 32 bytes, so at most one boundary falls inside the chunk.
-            let k = (boundary - x) as usize;
+    let chunk = |st: &mut Calls, x: isize| {
+        let v = if st.boundary < x + 32 {
+            // 0 < k < 32: the block is at least 32 bytes, so at most one boundary falls inside the chunk, and the
+            // lines stored whole below stop short of it.
+            let k = (st.boundary - x) as usize;
             // SAFETY: bytes 32 - k .. 64 - k of the 64-byte table.
             let mask = unsafe { _mm256_loadu_si256(FROM_BYTE.as_ptr().add(32 - k).cast()) };
-            _mm256_blendv_epi8(this, next, mask)
+            _mm256_blendv_epi8(st.this, st.next, mask)
         } else {
-            this
+            st.this
         };
         // The chunk reaches call `a`'s end: the next chunk starts in call `a + 1`.
-        if boundary <= x + 32 {
-            a += 1;
-            (this, boundary) = (next, boundary + block);
-            next = if a + 1 < steps { value(a + 1) } else { this };
+        if st.boundary <= x + 32 {
+            st.a += 1;
+            (st.this, st.boundary) = (st.next, st.boundary + block);
+            st.next = if st.a + 1 < steps { value(st.a + 1) } else { st.this };
         }
         v
     };
@@ -139,16 +137,10 @@ pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(
             std::ptr::copy_nonoverlapping(line.as_ptr().add(from), dst.offset(x + from as isize), to - from);
         }
     };
-    let mut x = -((dst as usize % 64) as isize);
-    if x < 0 {
-        let (lo, hi) = (chunk(x), chunk(x + 32));
-        partial(x, lo, hi, x.unsigned_abs(), (end - x).min(64) as usize);
-        x += 64;
-    }
-    while x + 64 <= end {
-        let (lo, hi) = (chunk(x), chunk(x + 32));
+    // A whole line at `x`.
+    let whole = |x: isize, lo: __m256i, hi: __m256i| {
         // SAFETY: the whole line dst + x .. dst + x + 64 (aligned: x is a multiple of 64 from dst's line) is inside
-        // 0 .. end.
+        // 0 .. end (the callers' loop conditions).
         unsafe {
             if nt {
                 stream32(dst.offset(x), lo);
@@ -158,12 +150,40 @@ pub(crate) unsafe fn fill_adjacent_avx2<T: Elem>(
                 _mm256_storeu_si256(dst.offset(x + 32).cast(), hi);
             }
         }
+    };
+    let mut x = -((dst as usize % 64) as isize);
+    if x < 0 {
+        let (lo, hi) = (chunk(&mut st, x), chunk(&mut st, x + 32));
+        partial(x, lo, hi, x.unsigned_abs(), (end - x).min(64) as usize);
+        x += 64;
+    }
+    while x + 64 <= end {
+        // The lines that lie wholly inside one call, short of its boundary: its value, with no test per chunk (long
+        // blocks spent most of their time on the tests).
+        while x + 64 <= end && st.boundary > x + 64 {
+            whole(x, st.this, st.this);
+            x += 64;
+        }
+        if x + 64 > end {
+            break;
+        }
+        let (lo, hi) = (chunk(&mut st, x), chunk(&mut st, x + 32));
+        whole(x, lo, hi);
         x += 64;
     }
     if x < end {
-        let (lo, hi) = (chunk(x), chunk(x + 32));
+        let (lo, hi) = (chunk(&mut st, x), chunk(&mut st, x + 32));
         partial(x, lo, hi, 0, (end - x) as usize);
     }
+}
+
+/// The state of [`fill_adjacent_avx2`]'s walk: call `a` fills the output bytes up to `boundary` with `this`, call
+/// `a + 1` the block after it with `next`.
+struct Calls {
+    a: usize,
+    this: __m256i,
+    next: __m256i,
+    boundary: isize,
 }
 
 /// Writes the `len < 32` bytes at `dst` from the repeated pattern `v` with at most two overlapping stores of the
