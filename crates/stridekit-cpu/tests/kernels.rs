@@ -1182,8 +1182,9 @@ fn adjacent_fills_into_destinations_off_element_boundaries() {
 fn short_fills_into_adjacent_blocks_under_loops_that_do_not_stream() {
     // Loops of fills, one value per row, whose rows are adjacent blocks of 32-2056 bytes: `fill::adjacent_loop` takes
     // those up to 2 KiB as one call, each line assembled in registers (or, inside one call, its value) and stored
-    // ordinarily when the copy does not stream (streamed, or longer, they keep their calls). Groups of 2, 3 and 13 rows, padded apart, so that
-    // the loop outside starts most groups off a line and off 32 bytes; every option set, against the reference.
+    // ordinarily when the copy does not stream (streamed, or longer, they keep their calls). Groups of 2, 3 and 13
+    // rows, padded apart, so that the loop outside starts most groups off a line and off 32 bytes; every option set,
+    // against the reference.
     let types = common::types_for_run(&[DataType::Uint8, DataType::Float16, DataType::Float32, DataType::Float64]);
     let (blocks, counts): (&[u32], &[u32]) =
         if cfg!(miri) { (&[40, 336], &[2, 3]) } else { (&[32, 40, 96, 336, 520, 1000, 2048, 2056], &[2, 3, 13]) };

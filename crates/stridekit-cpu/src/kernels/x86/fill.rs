@@ -78,11 +78,12 @@ static FROM_BYTE: [u8; 64] = {
 /// * s` to the `n * T::SIZE` bytes at `dst + i * n * T::SIZE` (at least [`ADJACENT_BLOCK_MIN`]).
 ///
 /// Each destination line is assembled in two registers, a blend of the one or two elements its 32-byte halves
-/// hold, and stored whole, streamed when `nt` (ordinary stores otherwise: short fills under loops that do not
-/// stream, `portable::fill::adjacent_loop`); the partial lines at both ends are assembled the same way on the stack
-/// and stored ordinarily, only the bytes of the calls. Through the L1 stage instead (`kernels/stage.rs`), each call stored its
-/// block there and the stage was copied out: fills of 336 bytes ran at two thirds of the speed of fills of whole
-/// lines.
+/// hold (a line inside one call, short of its boundary, is that call's value with no test), and stored whole,
+/// streamed when `nt` (ordinary stores otherwise: short fills under loops that do not stream,
+/// `portable::fill::adjacent_loop`); the partial lines at both ends are assembled the same way on the stack and
+/// stored ordinarily, only the bytes of the calls. Through the L1 stage instead (`kernels/stage.rs`), each call
+/// stored its block there and the stage was copied out: fills of 336 bytes ran at two thirds of the speed of fills of
+/// whole lines.
 ///
 /// # Safety
 /// AVX2 is available; the `steps` source elements are readable; the `steps * n * T::SIZE` bytes from `dst` are
