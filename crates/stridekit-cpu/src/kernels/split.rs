@@ -3,7 +3,7 @@
 //! disjoint bytes.
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use super::Ctx;
 use super::dispatch::{Bases, fence, run_inner, run_range, run_tiles};
@@ -20,9 +20,17 @@ const PARTS_PER_THREAD: usize = 8;
 /// The calling thread never waits for a worker to *start*, only for ranges a worker has claimed to finish. Waking a
 /// sleeping pool thread can take far longer than the copy: on the sixth development machine (2 vCPUs of an AMD EPYC
 /// under KVM) a gather of 1 MiB took 0.16 ms on one thread and 0.64-1.18 ms split in halves by `rayon::join`, whose
-/// caller (outside the pool) sleeps until both halves are done. Here the caller claims ranges from a shared counter
-/// (each a `1 / (2 threads)` share of what is left, at least one part) until none is left; a worker that wakes late
-/// claims nothing and returns without touching `f`.
+/// caller (outside the pool) sleeps until both halves are done. Here the caller claims ranges (each a
+/// `1 / (2 threads)` share of what is left, at least one part) until none is left; a worker that wakes late claims
+/// nothing and returns without touching `f`.
+///
+/// The caller claims from the front of the parts and the workers from the back, so that a slice run again (a
+/// prepared operator in a loop) gives each thread nearly the same parts as the time before, and the output and input
+/// lines a part reached are still in that core's private cache. Claimed from one end by whichever thread came
+/// first, the parts changed cores from call to call: on an AMD EPYC (Zen 4) of 2 vCPUs with 1 MiB of L2 each, a
+/// cache-sized transpose (`sweep1_170` of `stridekit bench --sweep 200 --seed 1 --sweep-max-bytes 64M`, 1.2 MiB of
+/// lines) took 70 us on two threads and 35 us on one, its stores waiting on lines held by the other core
+/// (`docs/PERFORMANCE.md`, fifty-fourth round).
 ///
 /// Allocates the shared counters (an `Arc`: a late worker may still read them after the call returns) and one rayon
 /// job per other thread.
@@ -31,28 +39,47 @@ pub(super) fn for_each_range(parts: usize, threads: usize, f: &Job<'_>) {
         f(0, parts);
         return;
     }
+    // The two ends are packed into one word; a split never makes that many parts (PARTS_PER_THREAD per thread).
+    let Ok(parts32) = u32::try_from(parts) else {
+        f(0, parts);
+        return;
+    };
     // SAFETY: only the lifetime bound of the trait object changes (same layout). `Claims::job` is called only for a
     // claimed range, every range is claimed before `Wait` below closes the counter, and `Wait` (run on return and on
     // unwinding) waits until every claimed range has finished: so no call of `job` outlives `f`'s borrow.
     let job = unsafe { std::mem::transmute::<*const Job<'_>, *const Job<'static>>(f) };
-    let claims = Arc::new(Claims { next: AtomicUsize::new(0), done: AtomicUsize::new(0), parts, threads, job });
+    let claims = Arc::new(Claims {
+        ends: AtomicU64::new(Claims::pack(0, parts32)),
+        done: AtomicUsize::new(0),
+        parts,
+        threads,
+        job,
+    });
     for _ in 1..threads.min(parts) {
         let claims = Arc::clone(&claims);
         // SAFETY: `work` calls `job` only for ranges claimed before `Wait` closes the counter (see above).
-        rayon::spawn(move || unsafe { claims.work() });
+        rayon::spawn(move || unsafe { claims.work(End::Back) });
     }
     let wait = Wait(&claims);
     // SAFETY: as above: this thread's claims are waited for by `wait` too.
-    unsafe { claims.work() };
+    unsafe { claims.work(End::Front) };
     drop(wait);
 }
 
 /// The work of one [`for_each_range`]: runs parts `lo .. hi`.
 type Job<'a> = dyn Fn(usize, usize) + Sync + 'a;
 
-/// The shared state of one [`for_each_range`]: the next unclaimed part and the number of parts finished.
+/// The end of the unclaimed parts a thread claims from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum End {
+    Front,
+    Back,
+}
+
+/// The shared state of one [`for_each_range`]: the unclaimed parts `front .. back` (packed in one word, so that
+/// both ends move under one compare-and-swap) and the number of parts finished.
 struct Claims {
-    next: AtomicUsize,
+    ends: AtomicU64,
     done: AtomicUsize,
     parts: usize,
     threads: usize,
@@ -66,28 +93,45 @@ unsafe impl Send for Claims {}
 unsafe impl Sync for Claims {}
 
 impl Claims {
-    /// Claims the next range: a `1 / (2 threads)` share of the parts left, at least one. `None` when none is left
-    /// (or the counter is closed).
-    fn claim(&self) -> Option<(usize, usize)> {
-        let mut cur = self.next.load(Ordering::Relaxed);
+    /// The unclaimed parts `front .. back` as one word.
+    fn pack(front: u32, back: u32) -> u64 {
+        (u64::from(front) << 32) | u64::from(back)
+    }
+
+    /// The unclaimed parts of a packed word.
+    fn unpack(w: u64) -> (usize, usize) {
+        ((w >> 32) as usize, (w & u64::from(u32::MAX)) as usize)
+    }
+
+    /// Claims the next range from `end`: a `1 / (2 threads)` share of the parts left, at least one. `None` when
+    /// none is left (or the counter is closed).
+    fn claim(&self, end: End) -> Option<(usize, usize)> {
+        let mut cur = self.ends.load(Ordering::Relaxed);
         loop {
-            if cur >= self.parts {
+            let (front, back) = Self::unpack(cur);
+            if front >= back {
                 return None;
             }
-            let take = ((self.parts - cur) / (2 * self.threads)).max(1);
-            match self.next.compare_exchange_weak(cur, cur + take, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return Some((cur, cur + take)),
+            let take = ((back - front) / (2 * self.threads)).max(1);
+            let (range, next) = match end {
+                End::Front => ((front, front + take), (front + take, back)),
+                End::Back => ((back - take, back), (front, back - take)),
+            };
+            // The ends stay within 0 ..= parts, which fits u32 (`for_each_range`).
+            let packed = Self::pack(next.0 as u32, next.1 as u32);
+            match self.ends.compare_exchange_weak(cur, packed, Ordering::Relaxed, Ordering::Relaxed) {
+                Ok(_) => return Some(range),
                 Err(now) => cur = now,
             }
         }
     }
 
-    /// Claims and runs ranges until none is left.
+    /// Claims and runs ranges from `end` until none is left.
     ///
     /// # Safety
     /// `job` must be valid for the claims this call makes: the protocol of [`for_each_range`].
-    unsafe fn work(&self) {
-        while let Some((lo, hi)) = self.claim() {
+    unsafe fn work(&self, end: End) {
+        while let Some((lo, hi)) = self.claim(end) {
             // Counted as finished on return and on unwinding alike, so that `Wait` never waits for a range that
             // will not finish.
             let _done = Finished(&self.done, hi - lo);
@@ -111,7 +155,11 @@ struct Wait<'a>(&'a Claims);
 
 impl Drop for Wait<'_> {
     fn drop(&mut self) {
-        let claimed = self.0.next.swap(usize::MAX, Ordering::Relaxed).min(self.0.parts);
+        // Closed: front above back, so every claim fails from now on.
+        let (front, back) = Claims::unpack(self.0.ends.swap(Claims::pack(u32::MAX, 0), Ordering::Relaxed));
+        // Claims never cross (a claim takes at most the parts between the ends), and this is the only close.
+        debug_assert!(front <= back && back <= self.0.parts);
+        let claimed = front + (self.0.parts - back);
         let mut spins = 0u32;
         // Acquire: the claimed ranges' writes (and their streaming stores, fenced by each range) happen before the
         // call returns.
@@ -494,6 +542,25 @@ mod tests {
         assert!(ranges.iter().all(|r| r.2 == caller), "{ranges:?}");
         assert_eq!(ranges.first().map(|r| r.0), Some(0));
         assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0) && ranges.last().map(|r| r.1) == Some(16), "{ranges:?}");
+    }
+
+    #[test]
+    fn the_caller_claims_from_the_front_and_the_workers_from_the_back() {
+        // Slow ranges, so that a worker joins in: the caller's ranges are a prefix of the parts and the worker's the
+        // rest, so that a slice run again gives each thread nearly the same parts (their lines stay in its cache).
+        let ranges = Mutex::new(Vec::new());
+        let caller = std::thread::current().id();
+        for_each_range(24, 2, &|lo, hi| {
+            std::thread::sleep(std::time::Duration::from_millis(2));
+            ranges.lock().unwrap().push((lo, hi, std::thread::current().id() == caller));
+        });
+        let mut ranges = ranges.into_inner().unwrap();
+        ranges.sort_by_key(|r| r.0);
+        assert!(ranges.windows(2).all(|w| w[0].1 == w[1].0), "{ranges:?}");
+        assert_eq!((ranges.first().map(|r| r.0), ranges.last().map(|r| r.1)), (Some(0), Some(24)));
+        // The caller's ranges come first, and it took the first one.
+        let first_workers = ranges.iter().position(|r| !r.2).unwrap_or(ranges.len());
+        assert!(first_workers > 0 && ranges[first_workers..].iter().all(|r| !r.2), "{ranges:?}");
     }
 
     #[test]
