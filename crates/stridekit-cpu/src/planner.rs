@@ -30,8 +30,8 @@
 
 use crate::ExecOptions;
 use crate::kernels::{
-    ADJACENT_BLOCK_MIN, SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block, stores_ordinarily,
-    tile_size,
+    ADJACENT_BLOCK_MIN, MOVES_MAX_BYTES, SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block,
+    stores_ordinarily, tile_size,
 };
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
@@ -219,6 +219,16 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 /// replicas are the same repeated bytes a fill writes. A gather of 4121 u16 under 1599 broadcast steps (12.6 MiB
 /// moved, sweep1_020 of `--sweep 40 --seed 1 --sweep-max-bytes 64M`) streamed from the gathers' 10.7 MiB on a Zen 4;
 /// with ordinary stores it took 0.74-0.79 of the time (`docs/PERFORMANCE.md`, forty-second round).
+///
+/// Short rows of runs moved by fixed-size moves (at most [`MOVES_MAX_BYTES`]) take the higher of the bulk copy's
+/// threshold and the others': they are copies of short runs, and streamed, they are assembled in a stage first,
+/// which costs more than it saves where the last-level cache absorbs ordinary stores (the bulk copy's threshold is
+/// above the others' only under the Zen rule, [`crate::StreamingRule::Zen`]: the last-level cache). On a Zen 4
+/// (2 vCPUs, 32 MiB L3; `docs/PERFORMANCE.md`, fifty-fourth round), the row cases of `stridekit bench --sweep 200
+/// --sweep-max-bytes 64M` whose plan this changes, each in its own process, three alternating rounds: seeds 1-14,
+/// 63 cases, 0.87 of the time (0.45-1.20; 12-byte runs 20 bytes apart, sweep17_076, 0.41); seeds 15-34, drawn
+/// after the rule was fixed, 84 cases, 0.91 (0.41-1.97). Longer runs, a bulk copy each, which streams whole lines
+/// without a stage, lost with it (29 cases, 1.09): they keep the others' threshold.
 fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> usize {
     let t = options.streaming;
     match inner {
@@ -226,6 +236,7 @@ fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> 
         _ if replicas >= 2 => t.copy,
         Inner::Copy { .. } => t.copy,
         Inner::Reverse { .. } | Inner::Gather { .. } => t.contiguous,
+        Inner::Rows { bytes, .. } if bytes <= MOVES_MAX_BYTES => t.other.max(t.copy),
         _ => t.other,
     }
 }
@@ -1182,6 +1193,21 @@ mod tests {
         assert_eq!(lines(&transpose), 32768);
         assert!(streams(&transpose, &at(StreamingThresholds { other: 32768, ..x })));
         assert!(!streams(&transpose, &at(StreamingThresholds { other: 32769, ..o })));
+        // Short rows moved by fixed-size moves (28 of every 48 bytes, 64 rows) from the higher of the bulk copy's
+        // threshold and the others'; longer runs (132 of every 160 bytes) from the others' alone.
+        let short = plan(&[64, 12], None, &[1, 1], &[64, 7]);
+        let long = plan(&[64, 40], None, &[1, 1], &[64, 33]);
+        assert!(matches!(Program::compile(&short, &options).unwrap().inner, Inner::Rows { bytes: 28, .. }));
+        assert!(matches!(Program::compile(&long, &options).unwrap().inner, Inner::Rows { bytes: 132, .. }));
+        let (s, l) = (lines(&short), lines(&long));
+        for (copy, other) in [(s, 1), (1, s)] {
+            assert!(streams(&short, &at(StreamingThresholds { copy, other, ..x })), "copy {copy}, other {other}");
+        }
+        for (copy, other) in [(s + 1, 1), (1, s + 1)] {
+            assert!(!streams(&short, &at(StreamingThresholds { copy, other, ..o })), "copy {copy}, other {other}");
+        }
+        assert!(streams(&long, &at(StreamingThresholds { copy: l + 1, other: l, ..x })));
+        assert!(!streams(&long, &at(StreamingThresholds { copy: 1, other: l + 1, ..o })));
         // A kernel under replicated loops from the bulk copy's threshold, whose block copies write most of the
         // output: a stride-2 gather of 64 f32 broadcast 16 times writes 4 KiB and reads the 8 lines it spans.
         let replicated = plan(&[16, 128], Some(&[0, 1]), &[1, 2], &[16, 64]);

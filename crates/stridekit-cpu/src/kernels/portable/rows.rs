@@ -19,7 +19,7 @@ use crate::kernels::{Ctx, Simd};
 pub(crate) const SHORT_ROW_MAX_BYTES: usize = 1024;
 
 /// The longest run copied with two fixed-size moves (`rows_with`); longer ones are one `memcpy` each.
-const MOVES_MAX_BYTES: usize = 128;
+pub(crate) const MOVES_MAX_BYTES: usize = 128;
 
 /// One call reads and writes `rows` runs of `bytes` bytes (whole elements of `esize` bytes), `src` / `dst` apart.
 pub(crate) fn footprint(rows: usize, bytes: usize, src: isize, dst: isize, esize: usize) -> Footprint {
