@@ -229,16 +229,31 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 /// 63 cases, 0.87 of the time (0.45-1.20; 12-byte runs 20 bytes apart, sweep17_076, 0.41); seeds 15-34, drawn
 /// after the rule was fixed, 84 cases, 0.91 (0.41-1.97). Longer runs, a bulk copy each, which streams whole lines
 /// without a stage, lost with it (29 cases, 1.09): they keep the others' threshold.
-fn streaming_min_bytes(inner: Inner, replicas: usize, options: &ExecOptions) -> usize {
+///
+/// A table whose rows are broadcast into contiguous rows takes the fills' threshold: it computes its first pass and
+/// copies it to the other rows (`kernels/portable/table.rs`), so, like a fill, it writes what it does not read. On
+/// the same Zen 4 (32 MiB for fills, 8 MiB for the others), the 48 such cases of seeds 1-34 whose plan this changes
+/// (each in its own process, three alternating rounds) ran in 0.78 of the time (0.35-1.36; 14 bytes broadcast over
+/// 687774 rows, sweep14_164, 0.35); those broadcast into spaced rows (a padded output), which copy the row to each
+/// place, did not gain (1.03 over six) and keep the others' threshold; so do tables with a partner, whose passes
+/// are not copied.
+fn streaming_min_bytes(inner: Inner, replicas: usize, esize: usize, options: &ExecOptions) -> usize {
     let t = options.streaming;
     match inner {
         Inner::Fill { .. } => t.fill,
         _ if replicas >= 2 => t.copy,
+        Inner::Table(c) if broadcast_rows(c, esize) => t.fill,
         Inner::Copy { .. } => t.copy,
         Inner::Reverse { .. } | Inner::Gather { .. } => t.contiguous,
         Inner::Rows { bytes, .. } if bytes <= MOVES_MAX_BYTES => t.other.max(t.copy),
         _ => t.other,
     }
+}
+
+/// Whether a table call's rows are broadcast into contiguous rows, which it runs as one pass copied to every row
+/// (`kernels/portable/table.rs::table`; a call with a partner runs its passes instead).
+fn broadcast_rows(c: TableCall, esize: usize) -> bool {
+    c.row_src == 0 && c.rows > 1 && c.na <= 1 && c.row_dst.unsigned_abs() == c.block * esize
 }
 
 /// Whether the copy's footprint reaches `threshold` bytes: the distinct lines it reads plus the lines it writes
@@ -649,7 +664,7 @@ impl Program {
         let mut dst_start = bytes(shift.1)?;
         let replicas = outer.iter().filter(|d| d.replicate).try_fold(1usize, |k, d| k.checked_mul(d.n))?;
         let streaming = options.simd
-            && footprint_reaches(plan, moved, streaming_min_bytes(inner, replicas, options))
+            && footprint_reaches(plan, moved, streaming_min_bytes(inner, replicas, esize, options))
             && !(replicas < 2 && (short_pixels(inner, esize) || short_calls(inner, esize, &outer)));
         let ordinary = matches!(inner, Inner::Rows { rows, bytes, dst, .. } if stores_ordinarily(rows, bytes, dst));
         if streaming && !ordinary {
@@ -1208,6 +1223,33 @@ mod tests {
         }
         assert!(streams(&long, &at(StreamingThresholds { copy: l + 1, other: l, ..x })));
         assert!(!streams(&long, &at(StreamingThresholds { copy: 1, other: l + 1, ..o })));
+        // Four elements read backwards every third, broadcast over 1000 contiguous rows (sweep1_086's shape,
+        // smaller): a table of broadcast rows, one pass copied to every row, which streams from the fills'
+        // threshold; the same rows spaced in a padded output keep the others'.
+        let desc = |out_strides: Option<&[u32]>| {
+            let d = Slice1Desc {
+                input: BufferTensorDesc::new(f32, &[1000, 11], Some(&[0, 1])).unwrap(),
+                output: BufferTensorDesc::new(f32, &[1000, 4], out_strides).unwrap(),
+                input_window_offsets: vec![0, 0],
+                input_window_sizes: vec![1000, 11],
+                input_window_strides: vec![1, -3],
+            };
+            d.validate().unwrap()
+        };
+        for (padded, fill) in [(None, true), (Some(&[5u32, 1][..]), false)] {
+            let p = desc(padded);
+            let table = Program::compile(&p, &options).unwrap().inner;
+            assert!(matches!(table, Inner::Table(c) if c.row_src == 0 && c.rows == 1000), "{table:?}");
+            let n = lines(&p);
+            // Streams at its kind's threshold whatever the other kinds say, and not one byte above it.
+            let (at_n, above) = if fill {
+                (StreamingThresholds { fill: n, ..x }, StreamingThresholds { fill: n + 1, ..o })
+            } else {
+                (StreamingThresholds { other: n, ..x }, StreamingThresholds { other: n + 1, ..o })
+            };
+            assert!(streams(&p, &at(at_n)), "fill {fill}: {}", Program::compile(&p, &at(at_n)).unwrap().describe());
+            assert!(!streams(&p, &at(above)), "fill {fill}: {}", Program::compile(&p, &at(above)).unwrap().describe());
+        }
         // A kernel under replicated loops from the bulk copy's threshold, whose block copies write most of the
         // output: a stride-2 gather of 64 f32 broadcast 16 times writes 4 KiB and reads the 8 lines it spans.
         let replicated = plan(&[16, 128], Some(&[0, 1]), &[1, 2], &[16, 64]);
