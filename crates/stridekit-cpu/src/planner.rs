@@ -226,15 +226,16 @@ fn forwards_bytes(src: isize, dst: isize) -> isize {
 /// above the others' only under the Zen rule, [`crate::StreamingRule::Zen`]: the last-level cache). On a Zen 4
 /// (2 vCPUs, 32 MiB L3; `docs/PERFORMANCE.md`, fifty-fourth round), the row cases of `stridekit bench --sweep 200
 /// --sweep-max-bytes 64M` whose plan this changes, each in its own process, three alternating rounds: seeds 1-14,
-/// 63 cases, 0.87 of the time (0.45-1.20; 12-byte runs 20 bytes apart, sweep17_076, 0.41); seeds 15-34, drawn
-/// after the rule was fixed, 84 cases, 0.91 (0.41-1.97). Longer runs, a bulk copy each, which streams whole lines
-/// without a stage, lost with it (29 cases, 1.09): they keep the others' threshold.
+/// 63 cases, 0.87 of the time (0.45-1.20; 6-byte runs 14 bytes apart, sweep10_099, 0.45); seeds 15-34, drawn
+/// after the rule was fixed, 84 cases, 0.91 (0.41-1.97; 12-byte runs 20 bytes apart, sweep17_076, 0.41). Longer
+/// runs, a bulk copy each, which streams whole lines without a stage, lost with it (29 cases, 1.09): they keep the
+/// others' threshold.
 ///
 /// A table whose rows are broadcast into contiguous rows takes the fills' threshold: it computes its first pass and
 /// copies it to the other rows (`kernels/portable/table.rs`), so, like a fill, it writes what it does not read. On
 /// the same Zen 4 (32 MiB for fills, 8 MiB for the others), the 48 such cases of seeds 1-34 whose plan this changes
 /// (each in its own process, three alternating rounds) ran in 0.78 of the time (0.35-1.36; 14 bytes broadcast over
-/// 687774 rows, sweep14_164, 0.35); those broadcast into spaced rows (a padded output), which copy the row to each
+/// 687774 rows, sweep14_164, 0.35), the 40 of seeds 35-70, drawn after, in 0.82; those broadcast into spaced rows (a padded output), which copy the row to each
 /// place, did not gain (1.03 over six) and keep the others' threshold; so do tables with a partner, whose passes
 /// are not copied.
 fn streaming_min_bytes(inner: Inner, replicas: usize, esize: usize, options: &ExecOptions) -> usize {
