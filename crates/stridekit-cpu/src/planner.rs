@@ -30,8 +30,8 @@
 
 use crate::ExecOptions;
 use crate::kernels::{
-    ADJACENT_BLOCK_MIN, MOVES_MAX_BYTES, SHORT_ROW_MAX_BYTES, TableCall, narrow_partner, short_partner, stage_block,
-    stores_ordinarily, tile_size,
+    ADJACENT_BLOCK_MIN, MOVES_MAX_BYTES, SHORT_ROW_MAX_BYTES, TableCall, broadcast_rows, narrow_partner, short_partner,
+    stage_block, stores_ordinarily, tile_size,
 };
 use crate::table::{BLOCK_MAX_BYTES, SMALL_GATHER_MAX_BYTES, SMALL_RUN_MAX_BYTES, TDim, Table, TablePlan};
 use std::sync::Arc;
@@ -249,12 +249,6 @@ fn streaming_min_bytes(inner: Inner, replicas: usize, esize: usize, options: &Ex
         Inner::Rows { bytes, .. } if bytes <= MOVES_MAX_BYTES => t.other.max(t.copy),
         _ => t.other,
     }
-}
-
-/// Whether a table call's rows are broadcast into contiguous rows, which it runs as one pass copied to every row
-/// (`kernels/portable/table.rs::table`; a call with a partner runs its passes instead).
-fn broadcast_rows(c: TableCall, esize: usize) -> bool {
-    c.row_src == 0 && c.rows > 1 && c.na <= 1 && c.row_dst.unsigned_abs() == c.block * esize
 }
 
 /// Whether the copy's footprint reaches `threshold` bytes: the distinct lines it reads plus the lines it writes

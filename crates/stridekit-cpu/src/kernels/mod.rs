@@ -34,7 +34,7 @@ pub(crate) use footprint::{Checked, check, input_range};
 pub(crate) use pages::advise_huge_pages;
 pub(crate) use portable::fill::ADJACENT_BLOCK_MIN;
 pub(crate) use portable::rows::{MOVES_MAX_BYTES, SHORT_ROW_MAX_BYTES, stores_ordinarily};
-pub(crate) use portable::table::{TableCall, narrow_partner, short_partner};
+pub(crate) use portable::table::{TableCall, broadcast_rows, narrow_partner, short_partner};
 pub(crate) use split::{Split, inner_count};
 pub(crate) use stage::stage_block;
 

@@ -41,6 +41,14 @@ pub(crate) struct TableCall {
     pub a_dst: isize,
 }
 
+/// Whether the rows of `c` (elements of `e` bytes) are broadcast into contiguous rows: every row reads the first one
+/// (`row_src == 0`) and there is no partner, so that [`table`] computes one pass and copies it to every row (or, in
+/// a single pass with a shuffle form, writes every row from the same source bytes). The planner streams such calls
+/// from the fills' threshold (`planner::streaming_min_bytes`): like a fill, they write what they do not read.
+pub(crate) fn broadcast_rows(c: TableCall, e: usize) -> bool {
+    c.na <= 1 && c.row_src == 0 && c.rows > 1 && c.row_dst == (c.block * e) as isize
+}
+
 /// Whether `a_src` bytes is a partner's source step for `e`-byte elements: 1-4 elements forwards. Further apart,
 /// a tile of steps would load more than a line per offset, most of it skipped.
 pub(crate) fn partner_step(a_src: isize, e: usize) -> bool {
@@ -175,7 +183,7 @@ pub(crate) unsafe fn table<T: Elem>(
         unsafe { with_partner::<T>(src, dst, c, t, ctx, next_call) };
         return;
     }
-    if contiguous && c.row_src == 0 && c.rows > 1 && (c.rows > c.per || !t.shuffles()) {
+    if broadcast_rows(c, e) && (c.rows > c.per || !t.shuffles()) {
         // A broadcast row: every pass is the first one. A full pass is computed where it has a shuffle form; without
         // one, only the first row is walked, since a walk of every row costs a load and a store per element (a
         // 5-byte run broadcast over the 88 rows of a single pass: 0.02 of the roofline).
