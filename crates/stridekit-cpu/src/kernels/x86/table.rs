@@ -7,6 +7,7 @@
 //! offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
 use super::prefetch::{prefetch_bytes, request_next_piece};
+use super::tiles::network16;
 use crate::kernels::Elem;
 use crate::kernels::portable::table::{narrow_partner, partner_step, short_partner};
 use crate::kernels::spread::Spread;
@@ -677,7 +678,7 @@ unsafe fn load_tile<const N: usize, const E: usize, const K: usize>(
         // SAFETY: the caller's contract.
         *row = unsafe { Steps::<E, K>::load(src.offset(o as isize + at), masks) };
     }
-    transpose::<N, E>(rows)
+    network16::<N>(rows)
 }
 
 /// Requests the start of each offset's partner run (its steps of the group `g0 .. g1`, `step` bytes apart) of the
@@ -745,7 +746,7 @@ unsafe fn tiles_narrow<const N: usize, const E: usize, const K: usize>(
             // 0 and na - 1 (`Steps`), inside the caller's source range.
             *r = unsafe { Steps::<E, K>::load(src.offset(offsets[q] as isize + at), masks) };
         }
-        let cols = transpose::<N, E>(rows);
+        let cols = network16::<N>(rows);
         for (p, col) in cols.iter().enumerate() {
             let at = (a + p) * row;
             if at + 16 <= end {
@@ -763,108 +764,6 @@ unsafe fn tiles_narrow<const N: usize, const E: usize, const K: usize>(
             }
         }
         a0 += N;
-    }
-}
-
-/// Transposes `N` rows of `N` elements of `E` bytes (`N * E == 16`): `log2 N` rounds in which output `2 i` and
-/// `2 i + 1` interleave the low and high halves of rows `i` and `i + N / 2` element by element (after the last
-/// round, output `c` holds element `c` of every row, in row order).
-#[target_feature(enable = "avx2")]
-#[inline]
-fn transpose<const N: usize, const E: usize>(mut x: [__m128i; N]) -> [__m128i; N] {
-    if E == 1 {
-        // `N == 16`: the lane-paired network, which needs half the registers.
-        let mut rows = [_mm_setzero_si128(); 16];
-        rows[..N].copy_from_slice(&x[..N]);
-        let cols = transpose_bytes(rows);
-        x[..N].copy_from_slice(&cols[..N]);
-        return x;
-    }
-    let mut width = N;
-    while width > 1 {
-        let mut y = x;
-        for i in 0..N / 2 {
-            (y[2 * i], y[2 * i + 1]) = unpack::<E>(x[i], x[i + N / 2]);
-        }
-        x = y;
-        width /= 2;
-    }
-    x
-}
-
-/// Transposes 16 rows of 16 bytes (column `c` of the result holds byte `c` of every row, in row order) in 256-bit
-/// registers, rows `i` and `i + 8` in the two lanes of register `i`: three rounds of byte interleaves within the
-/// lanes (pairing registers `i` and `i + 4`, as [`transpose`] pairs rows) leave register `k` holding columns `2 k`
-/// and `2 k + 1` of rows 0-7 in its low lane and of rows 8-15 in its high lane, and one 64-bit permute per register
-/// joins each column's halves. The 16-register network of [`transpose`] kept 16 rows and their interleaves live in
-/// the 16 vector registers of AVX2, and spilled a third of them to the stack: 16 loads, 64 unpacks and the spills
-/// per tile, against 24 unpacks, 8 inserts and 8 permutes here. Time ratios, this network over that one, each case in
-/// its own process, three ABBA rounds (`docs/PERFORMANCE.md`, fifty-fifth round, Zen 4): the 29 byte tables with a
-/// partner of a tile or more of `--sweep 200 --sweep-max-bytes 64M` seeds 1-10, 0.89 (0.67-1.14; 12 planes into
-/// pixels, sweep1_051, 0.84); the 86 of seeds 11-40, 0.94; the 14 short partners (3-15 steps), 1.00.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn transpose_bytes(x: [__m128i; 16]) -> [__m128i; 16] {
-    let mut y: [__m256i; 8] = std::array::from_fn(|i| _mm256_set_m128i(x[i + 8], x[i]));
-    for _ in 0..3 {
-        let z = y;
-        for i in 0..4 {
-            y[2 * i] = _mm256_unpacklo_epi8(z[i], z[i + 4]);
-            y[2 * i + 1] = _mm256_unpackhi_epi8(z[i], z[i + 4]);
-        }
-    }
-    let mut out = [_mm_setzero_si128(); 16];
-    for (k, v) in y.into_iter().enumerate() {
-        // Quadwords 0, 2 | 1, 3: column 2k of rows 0-7 and 8-15 | column 2k + 1 of both.
-        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
-        out[2 * k] = _mm256_castsi256_si128(v);
-        out[2 * k + 1] = _mm256_extracti128_si256::<1>(v);
-    }
-    out
-}
-
-/// The low and high element-wise interleaves of `a` and `b` for elements of `E` bytes.
-#[target_feature(enable = "avx2")]
-#[inline]
-fn unpack<const E: usize>(a: __m128i, b: __m128i) -> (__m128i, __m128i) {
-    match E {
-        1 => (_mm_unpacklo_epi8(a, b), _mm_unpackhi_epi8(a, b)),
-        2 => (_mm_unpacklo_epi16(a, b), _mm_unpackhi_epi16(a, b)),
-        _ => (_mm_unpacklo_epi32(a, b), _mm_unpackhi_epi32(a, b)),
-    }
-}
-
-#[cfg(test)]
-mod transpose_tests {
-    use super::*;
-
-    /// The `N x N` tile of `E`-byte elements whose element `(r, c)` holds bytes `16 r + E c ..`, transposed, against
-    /// the definition: column `c` of the result is element `c` of every row.
-    fn check<const N: usize, const E: usize>() {
-        let rows: [[u8; 16]; N] = std::array::from_fn(|r| std::array::from_fn(|b| (16 * r + b) as u8));
-        // SAFETY: 16 bytes from each row array.
-        let x = rows.map(|r| unsafe { _mm_loadu_si128(r.as_ptr().cast()) });
-        // SAFETY: AVX2 detected by the caller.
-        let cols = unsafe { transpose::<N, E>(x) };
-        for (c, col) in cols.iter().enumerate() {
-            let mut got = [0u8; 16];
-            // SAFETY: 16 bytes into `got`.
-            unsafe { _mm_storeu_si128(got.as_mut_ptr().cast(), *col) };
-            let want: Vec<u8> = (0..N).flat_map(|r| rows[r][c * E..(c + 1) * E].to_vec()).collect();
-            assert_eq!(got.to_vec(), want, "N {N}, E {E}, column {c}");
-        }
-    }
-
-    #[test]
-    fn every_tile_network_transposes() {
-        if !std::arch::is_x86_feature_detected!("avx2") {
-            eprintln!("no AVX2 here: the tiles do not run");
-            return;
-        }
-        // Bytes take the lane-paired network (`transpose_bytes`), the others the unpack rounds.
-        check::<16, 1>();
-        check::<8, 2>();
-        check::<4, 4>();
     }
 }
 

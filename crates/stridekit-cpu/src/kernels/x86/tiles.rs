@@ -128,12 +128,51 @@ fn network<V: Unpack, const N: usize>(mut v: [V; N]) -> [V; N] {
     v
 }
 
-/// The `log2 N` unpack rounds of [`tile16`]: `N` rows of 16 bytes (`N` elements of `16 / N` bytes) in, the `N`
-/// transposed rows out.
+/// The transpose network of [`tile16`] and the partner tiles: `N` rows of 16 bytes (`N` elements of `16 / N` bytes)
+/// in, the `N` transposed rows out; the `log2 N` unpack rounds of [`network`], and for bytes (`N == 16`)
+/// [`transpose_bytes`].
 #[target_feature(enable = "avx2")]
 #[inline]
-pub(crate) fn network16<const N: usize>(v: [__m128i; N]) -> [__m128i; N] {
+pub(crate) fn network16<const N: usize>(mut v: [__m128i; N]) -> [__m128i; N] {
+    if N == 16 {
+        // Bytes: the lane-paired network, which needs half the registers.
+        let mut rows = [_mm_setzero_si128(); 16];
+        rows.copy_from_slice(&v);
+        v.copy_from_slice(&transpose_bytes(rows));
+        return v;
+    }
     network(v)
+}
+
+/// Transposes 16 rows of 16 bytes (column `c` of the result holds byte `c` of every row, in row order) in 256-bit
+/// registers, rows `i` and `i + 8` in the two lanes of register `i`: three rounds of byte interleaves within the
+/// lanes (pairing registers `i` and `i + 4`, as [`network`] pairs row groups) leave register `k` holding columns
+/// `2 k` and `2 k + 1` of rows 0-7 in its low lane and of rows 8-15 in its high lane, and one 64-bit permute per
+/// register joins each column's halves. The 16-register network kept 16 rows and their interleaves live in the 16
+/// vector registers of AVX2 and spilled a third of them to the stack: 64 unpacks and the spills per tile, against
+/// 24 unpacks, 8 inserts and 8 permutes here. Time ratios, this network over that one, each case in its own
+/// process, three ABBA rounds (`docs/PERFORMANCE.md`, fifty-fifth round, Zen 4): the 29 byte tables with a partner
+/// of a tile or more (`table::table_tiles`) of `--sweep 200 --sweep-max-bytes 64M` seeds 1-10, 0.89 (0.67-1.14; 12
+/// planes into pixels, sweep1_051, 0.84); the 86 of seeds 11-40, 0.94; the 14 short partners (3-15 steps), 1.00.
+#[target_feature(enable = "avx2")]
+#[inline]
+fn transpose_bytes(x: [__m128i; 16]) -> [__m128i; 16] {
+    let mut y: [__m256i; 8] = std::array::from_fn(|i| _mm256_set_m128i(x[i + 8], x[i]));
+    for _ in 0..3 {
+        let z = y;
+        for i in 0..4 {
+            y[2 * i] = _mm256_unpacklo_epi8(z[i], z[i + 4]);
+            y[2 * i + 1] = _mm256_unpackhi_epi8(z[i], z[i + 4]);
+        }
+    }
+    let mut out = [_mm_setzero_si128(); 16];
+    for (k, v) in y.into_iter().enumerate() {
+        // Quadwords 0, 2 | 1, 3: column 2k of rows 0-7 and 8-15 | column 2k + 1 of both.
+        let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(v);
+        out[2 * k] = _mm256_castsi256_si128(v);
+        out[2 * k + 1] = _mm256_extracti128_si256::<1>(v);
+    }
+    out
 }
 
 /// Transposes one full `N x N` tile of `16 / N`-byte elements (16 rows of bytes, or 8 rows of 2-byte elements),
@@ -272,5 +311,40 @@ pub(crate) fn assert_transposed(
             let to = (d0 as isize + a as isize * a_dst) as usize + b * e;
             assert_eq!(dst[to..to + e], src[at..at + e], "{what}: {e}-byte element ({a}, {b})");
         }
+    }
+}
+
+#[cfg(test)]
+mod transpose_tests {
+    use super::*;
+
+    /// The `N x N` tile of `E`-byte elements whose element `(r, c)` holds bytes `16 r + E c ..`, transposed, against
+    /// the definition: column `c` of the result is element `c` of every row.
+    fn check<const N: usize, const E: usize>() {
+        debug_assert_eq!(N * E, 16);
+        let rows: [[u8; 16]; N] = std::array::from_fn(|r| std::array::from_fn(|b| (16 * r + b) as u8));
+        // SAFETY: 16 bytes from each row array.
+        let x = rows.map(|r| unsafe { _mm_loadu_si128(r.as_ptr().cast()) });
+        // SAFETY: AVX2 detected by the caller.
+        let cols = unsafe { network16::<N>(x) };
+        for (c, col) in cols.iter().enumerate() {
+            let mut got = [0u8; 16];
+            // SAFETY: 16 bytes into `got`.
+            unsafe { _mm_storeu_si128(got.as_mut_ptr().cast(), *col) };
+            let want: Vec<u8> = (0..N).flat_map(|r| rows[r][c * E..(c + 1) * E].to_vec()).collect();
+            assert_eq!(got.to_vec(), want, "N {N}, E {E}, column {c}");
+        }
+    }
+
+    #[test]
+    fn every_tile_network_transposes() {
+        if !std::arch::is_x86_feature_detected!("avx2") {
+            eprintln!("no AVX2 here: the tiles do not run");
+            return;
+        }
+        // Bytes take the lane-paired network (`transpose_bytes`), the others the unpack rounds of `network`.
+        check::<16, 1>();
+        check::<8, 2>();
+        check::<4, 4>();
     }
 }
