@@ -577,8 +577,9 @@ unsafe fn groups<const N: usize, const E: usize, const K: usize, const REQUEST: 
 const GROUP_RUN_BYTES: usize = 256;
 
 /// The short tiles of byte channels ([`tiles_short`]) with the channel count a constant of each instance, so that
-/// the transpose computes only the rows the tiles store: 3-15 of 16, where the whole 16 x 16 network is 64 unpacks
-/// (5 rows take 27 of them). The bytes of 5 channels of 6-byte pixels into 5 planes (sweep1_001 of `--sweep 40
+/// the transpose computes only the rows the tiles store: 3-15 of 16, where the whole 16 x 16 network was 64 unpacks
+/// (5 rows took 27 of them; the lane-paired network of `tiles::network16` that replaced it is 24 unpacks and 16 lane
+/// moves in all, and the short partners ran as fast on it, 1.00 over 14 cases). The bytes of 5 channels of 6-byte pixels into 5 planes (sweep1_001 of `--sweep 40
 /// --seed 1 --sweep-max-bytes 64M`) spent half its time in those tiles (`docs/PERFORMANCE.md`, forty-second round).
 ///
 /// # Safety

@@ -194,8 +194,10 @@ pub(crate) unsafe fn tile16<const N: usize>(src: *const u8, dst: *mut u8, a_dst:
 
 /// [`network16`] on the two 128-bit lanes of `N` 256-bit registers at once: lane `l` of the `N` registers in is
 /// one `N x N` tile, lane `l` of the registers out its transpose. AVX2's unpacks work within each lane, so the
-/// same rounds transpose two tiles for the shuffles of one (the 16-byte network spends 64 unpacks on 256 bytes of
-/// a byte tile). Plain 2-D transposes of 1 MiB in cache ran in 0.81-0.88 of the time for u16, 0.89-0.95 for bytes,
+/// same rounds transpose two tiles for the shuffles of one (the 16-byte network spent 64 unpacks on 256 bytes of
+/// a byte tile; its lane-paired form, [`transpose_bytes`], spends 24 unpacks and 16 lane moves, still more
+/// shuffles per tile than half of this one's 64: pairs of byte tiles keep this network, 68-72 us against 80-93
+/// for a 1024 x 1024 u8 transpose in cache, `docs/PERFORMANCE.md`, fifty-fifth round). Plain 2-D transposes of 1 MiB in cache ran in 0.81-0.88 of the time for u16, 0.89-0.95 for bytes,
 /// and the 48 sweep transposes of 1-2 byte elements of seeds 1-4 in about 0.92 (`docs/PERFORMANCE.md`,
 /// thirty-sixth round).
 #[target_feature(enable = "avx2")]
