@@ -12,6 +12,16 @@ use std::arch::x86_64::*;
 /// Bytes of each destination row that [`transpose_stream_cols`] assembles per block (four cache lines).
 pub(crate) const COL_BLOCK: usize = 256;
 
+/// The columns of a destination row of `nb` elements of `e` bytes from `dst` before its first 32-byte aligned one,
+/// and the whole blocks of [`COL_BLOCK`] bytes from there, that [`transpose_stream_cols`] streams: none when the row
+/// is shorter than its head and a block, or when `dst` is not element-aligned (it cannot be brought to 32-byte
+/// alignment then). [`transpose_avx2`] takes the column form only with at least one block: without one, the form
+/// split the transpose into its head and its tail, two transposes of a few columns each on the tiles' scalar edge.
+pub(crate) fn column_blocks(dst: *const u8, nb: usize, e: usize) -> (usize, usize) {
+    let head_bytes = head_to_align(dst, nb * e);
+    if head_bytes.is_multiple_of(e) { (head_bytes / e, (nb - head_bytes / e) / (COL_BLOCK / e)) } else { (nb, 0) }
+}
+
 /// The transpose of [`transpose_avx2`] when the destination rows `a` are long (NHWC -> NCHW: few rows of a whole
 /// plane each, `a_dst` a multiple of 32) and there are few of them (`na * COL_BLOCK` fits the scratch block).
 /// Written row by row in 32-byte pieces, such a transpose keeps `na` partial lines in flight per row block and pays a
@@ -33,10 +43,7 @@ pub(crate) unsafe fn transpose_stream_cols<T: Elem>(
     let e = T::SIZE;
     let ei = e as isize;
     let wb = COL_BLOCK / e;
-    let head_bytes = head_to_align(dst, nb * e);
-    // A destination that is not element-aligned cannot be brought to 32-byte alignment: no streaming blocks.
-    let (head, blocks) =
-        if head_bytes.is_multiple_of(e) { (head_bytes / e, (nb - head_bytes / e) / wb) } else { (nb, 0) };
+    let (head, blocks) = column_blocks(dst, nb, e);
     let body_end = head + blocks * wb;
     // Columns 0 .. head and body_end .. nb: sub-ranges of the caller's (a, b) ranges, run without streaming (so
     // this function is not re-entered). An empty range is skipped: its start may lie outside the allocation.
@@ -142,6 +149,22 @@ unsafe fn stream_blocks<T: Elem>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The head and the whole blocks of a destination row: none for rows shorter than their head and a block (9 u64
+    /// from 1152-byte rows, sweep1_072, which the column form split into two transposes of a few columns), and
+    /// none for a destination off its element alignment.
+    #[test]
+    fn column_blocks_count_whole_blocks_after_the_head() {
+        let at = |addr: usize| std::ptr::without_provenance::<u8>(addr);
+        assert_eq!(column_blocks(at(0x1000), 9, 8), (0, 0));
+        assert_eq!(column_blocks(at(0x1008), 9, 8), (3, 0));
+        assert_eq!(column_blocks(at(0x1000), 32, 8), (0, 1));
+        assert_eq!(column_blocks(at(0x1008), 35, 8), (3, 1));
+        assert_eq!(column_blocks(at(0x1008), 34, 8), (3, 0));
+        assert_eq!(column_blocks(at(0x1004), 200, 4), (7, 3));
+        assert_eq!(column_blocks(at(0x1001), 300, 2), (300, 0));
+        assert_eq!(column_blocks(at(0x1001), 300, 1), (31, 1));
+    }
 
     /// NHWC -> NCHW of `na` channels of u32 through the column blocks, against the element-by-element definition:
     /// fewer channels than a tile (the scalar rows), a tile and a partial one (the overlapping last tile).

@@ -1,6 +1,6 @@
 //! The cache-blocked transpose and the choice among its strategies.
 
-use super::columns::{COL_BLOCK, transpose_stream_cols};
+use super::columns::{COL_BLOCK, column_blocks, transpose_stream_cols};
 use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::lines::{lines_fit, transpose_lines};
@@ -93,10 +93,12 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// bytes of each source row per block from L1 ([`by_pixels`]). With `nt`, when a chunk's destination rows are
 /// contiguous (NCHW -> NHWC), the chunk is assembled in the thread's scratch block ([`with_scratch`]) and then
 /// streamed out, which saves the read-for-ownership of every destination line; when they are long (NHWC -> NCHW),
-/// [`transpose_stream_cols`] streams column blocks instead. With `next` (`portable::transpose::next_rows`: the step
-/// to the next call's piece of each row), or in a streaming copy whose walk stores ordinarily into rows far apart
-/// ([`rows_ahead`]: 1 KiB on, or the next strip), each tile requests its rows' lines that far on
-/// ([`request_next_piece`]).
+/// [`transpose_stream_cols`] streams column blocks instead, if a row holds one ([`column_blocks`]: rows of 9 u64,
+/// 1152 bytes apart, took the column form's head and tail as two transposes of 1-8 columns, and ran in 0.53 of the
+/// time through the tiles; `docs/PERFORMANCE.md`, fifty-sixth round). With `next`
+/// (`portable::transpose::next_rows`: the step to the next call's piece of each row), or in a streaming copy whose
+/// walk stores ordinarily into rows far apart ([`rows_ahead`]: 1 KiB on, or the next strip), each tile requests its
+/// rows' lines that far on ([`request_next_piece`]).
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -132,7 +134,12 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     let tile = tile_size(e);
     let row_bytes = nb * e;
     let use_scratch = nt && a_dst == row_bytes as isize && row_bytes * tile <= SCRATCH_BYTES;
-    let cols = nt && !use_scratch && a_dst > 0 && a_dst % 32 == 0 && na * COL_BLOCK <= SCRATCH_BYTES;
+    let cols = nt
+        && !use_scratch
+        && a_dst > 0
+        && a_dst % 32 == 0
+        && na * COL_BLOCK <= SCRATCH_BYTES
+        && column_blocks(dst, nb, e).1 > 0;
     if lines_fit(na, a_dst, nb, b_src, e, nt, cols, dst as usize) {
         // SAFETY: the caller's contract, and `lines_fit`.
         unsafe { transpose_lines::<T>(src, dst, na, a_dst, nb, b_src, next) };
