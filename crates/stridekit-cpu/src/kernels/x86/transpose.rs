@@ -90,15 +90,16 @@ pub(crate) fn transpose_tiles_fit(na: usize, nb: usize, a_dst: isize, e: usize) 
 /// `b`-block, so every source row is read in runs of at least 256 contiguous bytes, and the next chunk's source
 /// lines are prefetched; the chunks of a transpose whose next chunks are requested whole (at most 32 KiB of lines),
 /// when they have a tile of rows `a` and three `b`-blocks or more, go `a`-block by `a`-block instead, reading 16-32
-/// bytes of each source row per block from L1 ([`by_pixels`]). With `nt`, when a chunk's destination rows are
+/// bytes of each source row per block from L1 ([`by_pixels`]). Without `nt`, source rows of 1 KiB or more go in
+/// strips instead ([`transpose_strips`], [`strips_fit`]). With `nt`, when a chunk's destination rows are
 /// contiguous (NCHW -> NHWC), the chunk is assembled in the thread's scratch block ([`with_scratch`]) and then
 /// streamed out, which saves the read-for-ownership of every destination line; when they are long (NHWC -> NCHW),
 /// [`transpose_stream_cols`] streams column blocks instead, if a row holds one ([`column_blocks`]: rows of 9 u64,
 /// 1152 bytes apart, took the column form's head and tail as two transposes of 1-8 columns, and ran in 0.53 of the
 /// time through the tiles; `docs/PERFORMANCE.md`, fifty-sixth round). With `next`
 /// (`portable::transpose::next_rows`: the step to the next call's piece of each row), or in a streaming copy whose
-/// walk stores ordinarily into rows far apart ([`rows_ahead`]: 1 KiB on, or the next strip), each tile requests its
-/// rows' lines that far on ([`request_next_piece`]).
+/// walk stores ordinarily into rows far apart ([`rows_ahead`]: 1 KiB on), each tile requests its rows' lines that
+/// far on ([`request_next_piece`]).
 ///
 /// # Safety
 /// AVX2 is available; every source element `(a, b)` and destination element `(a, b)` for `a < na`, `b < nb` is
@@ -145,12 +146,9 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
         unsafe { transpose_lines::<T>(src, dst, na, a_dst, nb, b_src, next) };
         return;
     }
-    let scratch_rows = use_scratch.then(|| scratch_chunk(row_bytes, e));
-    if !cols && strips_fit(na, nb, e, scratch_rows) {
-        // The next strip's line of each row: the strips write a line of every row in turn.
-        let ahead = next.or_else(|| rows_ahead(a_dst, row_bytes, STRIP_BYTES, nt));
+    if strips_fit(na, nb, e, nt) {
         // SAFETY: the caller's contract; `strips_fit` gives at least a tile on each side.
-        unsafe { transpose_strips::<T>(src, dst, na, a_dst, nb, b_src, ahead) };
+        unsafe { transpose_strips::<T>(src, dst, na, a_dst, nb, b_src, next) };
         return;
     }
     if cols {
@@ -184,8 +182,9 @@ const ROW_AHEAD_BYTES: usize = 1024;
 /// f32 channels of 299 x 299 pixels (planes 357604 bytes apart, which the column blocks cannot stream: not a multiple
 /// of 32) ran at 0.18-0.33 of the roofline, with the requests at 0.50-0.57; 82 f64 rows 494 KB apart (sweep3_060 of
 /// `--sweep 200 --seed 3`) in 0.45-0.58 of the time, 172 u16 rows 282 KB apart (sweep2_137) in 0.81-0.89, the
-/// strips of 2114 u32 rows of 10508 bytes (sweep2_042) in 0.62-0.75 (`docs/PERFORMANCE.md`, thirty-third round).
-/// A walk whose loop continues its rows requests the next call's pieces instead (`portable::transpose::next_rows`).
+/// strips of 2114 u32 rows of 10508 bytes (sweep2_042) in 0.62-0.75 (`docs/PERFORMANCE.md`, thirty-third round;
+/// streaming copies no longer take the strips, [`strips_fit`]). A walk whose loop continues its rows requests the
+/// next call's pieces instead (`portable::transpose::next_rows`).
 fn rows_ahead(a_dst: isize, row_bytes: usize, step: usize, nt: bool) -> Option<isize> {
     let apart = a_dst.unsigned_abs() >= 4096;
     (nt && apart && row_bytes > step).then_some(step as isize)
@@ -204,17 +203,23 @@ const STRIP_BYTES: usize = 64;
 /// The shortest source rows (`na` elements of `e` bytes) that [`transpose_strips`] takes.
 const STRIP_MIN_ROW_BYTES: usize = 1024;
 
-/// Whether [`transpose_strips`] takes a transpose of `na` x `nb` elements of `e` bytes that is not streamed as
-/// column blocks: elements of at most 4 bytes, source rows of at least [`STRIP_MIN_ROW_BYTES`], at least a tile on
-/// each side, and no chunk through the scratch block (`scratch_rows`, when one would be used) that reads a whole
-/// [`CHUNK_BYTES`] of each source row.
-fn strips_fit(na: usize, nb: usize, e: usize, scratch_rows: Option<usize>) -> bool {
+/// Whether [`transpose_strips`] takes a transpose of `na` x `nb` elements of `e` bytes: a copy that does not stream
+/// (`nt`), elements of at most 4 bytes, source rows of at least [`STRIP_MIN_ROW_BYTES`], at least a tile on each
+/// side.
+///
+/// The strips store ordinarily, so a streaming copy takes the forms that stream (the scratch block, the column
+/// blocks) or the chunked walk. Until the fifty-sixth round the strips took streaming copies too, except where a
+/// scratch chunk read a whole [`CHUNK_BYTES`] of each source row: measured on an Intel Xeon whose 260 MiB
+/// last-level cache held every case (twenty-seventh round), where the ordinary stores cost nothing. On the Zen 4 of
+/// the fifty-sixth round (32 MiB L3), the 15 streaming transposes of `--sweep 200 --sweep-max-bytes 64M` seeds 1-20
+/// that took the strips ran in 0.72 of the time without them (0.49-1.01; sweep15_186, 1951 x 25511 bytes: 0.49;
+/// sweep2_042, the 2114 x 2627 u32 transpose that drew the strips: 0.64), and the 22 of seeds 21-40, measured once
+/// the rule was written, in 0.86 (0.56-1.47; the two slowest re-run over five rounds: 0.88 and 1.11); the 18 of
+/// seeds 1-20 that do not stream ran in 1.11 without them (up to 2.9: sweep9_026, 538 x 807 u16 in cache), and keep
+/// them.
+fn strips_fit(na: usize, nb: usize, e: usize, nt: bool) -> bool {
     let tile = tile_size(e);
-    e <= 4
-        && na.saturating_mul(e) >= STRIP_MIN_ROW_BYTES
-        && nb >= tile
-        && na >= tile
-        && scratch_rows.is_none_or(|rows| rows * e < CHUNK_BYTES)
+    !nt && e <= 4 && na.saturating_mul(e) >= STRIP_MIN_ROW_BYTES && nb >= tile && na >= tile
 }
 
 /// The transpose of [`transpose_avx2`] in strips: [`STRIP_BYTES`] / `e` source rows `b` at a time (a line of each
@@ -223,7 +228,8 @@ fn strips_fit(na: usize, nb: usize, e: usize, scratch_rows: Option<usize>) -> bo
 /// through the scratch block of destination rows of several KiB reads only 32-64 bytes of each; a strip reads a
 /// few rows sequentially (the hardware prefetcher follows each) and writes whole lines of the destination.
 ///
-/// Taken for elements of 1-4 bytes in source rows of 1 KiB or more (`strips_fit`). Time ratios over the sweep cases
+/// Taken for elements of 1-4 bytes in source rows of 1 KiB or more, in copies that do not stream (`strips_fit`;
+/// streaming copies took them too until the fifty-sixth round). Time ratios over the sweep cases
 /// of seeds 1-4 it changed, three runs of 6-8 alternating rounds (`docs/PERFORMANCE.md`, twenty-seventh round): a
 /// 2114 x 2627 u32 transpose 0.41-0.50 (sweep2_042, which went through the scratch block 32 bytes of each source
 /// row at a time), bytes reversed 0.61-0.69 (sweep4_109), u16 pairs of long rows 0.70-0.85 (sweep2_058), the
@@ -588,18 +594,15 @@ mod tests {
     }
 
     #[test]
-    fn strips_take_rows_of_a_kib_unless_the_scratch_chunk_reads_whole_lines() {
+    fn strips_take_rows_of_a_kib_in_copies_that_do_not_stream() {
         // Rows of 1 KiB and more, a tile on each side.
-        assert!(strips_fit(256, 8, 4, None) && strips_fit(1024, 16, 1, None) && strips_fit(512, 8, 2, None));
+        assert!(strips_fit(256, 8, 4, false) && strips_fit(1024, 16, 1, false) && strips_fit(512, 8, 2, false));
         // Not 8-byte elements.
-        assert!(!strips_fit(128, 4, 8, None) && !strips_fit(4096, 64, 8, None));
-        assert!(!strips_fit(255, 8, 4, None) && !strips_fit(1023, 16, 1, None));
-        assert!(!strips_fit(2000, 7, 4, None) && !strips_fit(2000, 3, 8, None));
-        // Through the scratch block: only where its chunk reads less than CHUNK_BYTES of each row (destination rows
-        // of 2627 u32: 8 rows of 10508 bytes fill it, 32 bytes of each source row; rows of 64 channels: 2 KiB).
-        assert_eq!(scratch_chunk(2627 * 4, 4), 8);
-        assert!(strips_fit(2114, 2627, 4, Some(scratch_chunk(2627 * 4, 4))));
-        assert!(!strips_fit(4096, 64, 4, Some(scratch_chunk(64 * 4, 4))));
+        assert!(!strips_fit(128, 4, 8, false) && !strips_fit(4096, 64, 8, false));
+        assert!(!strips_fit(255, 8, 4, false) && !strips_fit(1023, 16, 1, false));
+        assert!(!strips_fit(2000, 7, 4, false) && !strips_fit(2000, 3, 8, false));
+        // Not in a streaming copy: the 2114 x 2627 u32 transpose streams through the scratch block instead.
+        assert!(!strips_fit(2114, 2627, 4, true) && !strips_fit(1024, 16, 1, true));
     }
 
     /// The strips against the element-by-element definition, every element size: ragged tiles on both sides, a
@@ -616,7 +619,7 @@ mod tests {
             let na = if cfg!(miri) { 2 * tile + 3 } else { STRIP_MIN_ROW_BYTES / e + 3 };
             let nb = STRIP_BYTES / e + tile + 1;
             // The kernel itself takes 8-byte elements too (strips_fit does not give it them).
-            assert!(strips_fit(na, nb, e, None) || e == 8 || cfg!(miri));
+            assert!(strips_fit(na, nb, e, false) || e == 8 || cfg!(miri));
             // Bytes, so that every byte of a wide element is checked: source element (a, b) of the packed source is
             // the e bytes at (b na + a) e.
             let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 7 + i / 251) as u8).collect();
@@ -776,7 +779,7 @@ mod tests {
         }
         let (na, nb, e) = (20, if cfg!(miri) { 300 } else { 1100 }, 4);
         let a_dst = (nb * e + 4).max(4100); // 4 mod 32, at least 4096
-        assert!(!strips_fit(na, nb, e, None) && a_dst % 32 != 0);
+        assert!(!strips_fit(na, nb, e, true) && a_dst % 32 != 0);
         let src: Vec<u8> = (0..na * nb * e).map(|i| (i * 13 + i / 241) as u8).collect();
         for a_back in [false, true] {
             let mut dst = vec![0xEEu8; na * a_dst];
