@@ -760,7 +760,7 @@ mod tests {
 
     #[test]
     fn rows_far_apart_in_a_streaming_copy_request_their_lines_further_on() {
-        // 64 f32 planes of 299 x 299 pixels (357604 bytes apart), 1 KiB on; strips their next line.
+        // 64 f32 planes of 299 x 299 pixels (357604 bytes apart), 1 KiB on; any step shorter than the rows.
         assert_eq!(rows_ahead(357_604, 357_604, ROW_AHEAD_BYTES, true), Some(1024));
         assert_eq!(rows_ahead(-494_000, 246_968, STRIP_BYTES, true), Some(64));
         // Not when the copy fits the caches, the rows are near each other, or shorter than the step.
