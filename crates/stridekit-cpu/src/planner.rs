@@ -566,11 +566,15 @@ impl Program {
             small && matches!(inner, Inner::Transpose { b_src, .. } if b_src.unsigned_abs() >= FAR_ROW_BYTES);
         let (inner, table, shift) = match small || tiny || transposed {
             true => {
+                // Where in its cache line the first call's first element lies, for a buffer that starts on a line
+                // (`CpuBuffer` does; others may not, and the table is then as right as a table placed blind): the
+                // table places its windows so that they reach into no line the pass does not read otherwise.
+                let phase = usize::try_from(copy.input_start().checked_mul(esize as u64)? % 64).ok()?;
                 let mut tdims = all.clone();
-                let mut built = TablePlan::build(&mut tdims, esize, options.simd);
+                let mut built = TablePlan::build(&mut tdims, esize, options.simd, phase);
                 if options.simd && built.as_ref().is_some_and(|t| rows_as_partner(t, esize)) {
                     let mut block_dims = all;
-                    if let Some(t) = TablePlan::build_block(&mut block_dims, esize, true) {
+                    if let Some(t) = TablePlan::build_block(&mut block_dims, esize, true, phase) {
                         // The rows, now the innermost dimension around the block, must become its partner.
                         let rows = dims_of(&block_dims);
                         if table_partner(&rows, &call_of(&t), esize, t.table.shuffles()) == Some(rows.len() - 1) {

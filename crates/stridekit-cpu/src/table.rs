@@ -18,6 +18,18 @@
 
 /// The largest block, in destination bytes: small blocks are the ones that need a table.
 pub(crate) const BLOCK_MAX_BYTES: usize = 256;
+
+/// A cache line, the unit the windows of a shuffle form are placed by ([`cover`]).
+const LINE: usize = 64;
+
+/// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), and where in its cache line
+/// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PassSource {
+    pub lo: isize,
+    pub hi: isize,
+    pub line_at: usize,
+}
 /// The largest pass, in destination bytes: its table and shuffle masks (up to 4 KiB + 5 KiB) stay in L1.
 pub(crate) const PASS_MAX_BYTES: usize = 1024;
 /// The most 16-byte source windows one 16-byte destination chunk may need for the shuffle path.
@@ -205,18 +217,26 @@ pub(crate) struct TablePlan {
 impl TablePlan {
     /// Plans a table copy over the innermost dimensions of `dims` (outermost first; the last one is the
     /// innermost), consuming the block dimensions and the fused row dimension from the end of `dims`. `None`
-    /// (with `dims` untouched) when the numbers do not fit the table's 32-bit offsets.
-    pub(crate) fn build(dims: &mut Vec<TDim>, esize: usize, simd: bool) -> Option<TablePlan> {
-        Self::build_with(dims, esize, simd, true)
+    /// (with `dims` untouched) when the numbers do not fit the table's 32-bit offsets. `first_at`: where in its
+    /// cache line the first call's first element lies in a buffer that starts on a line (the shuffle forms place
+    /// their windows by it, [`cover`]).
+    pub(crate) fn build(dims: &mut Vec<TDim>, esize: usize, simd: bool, first_at: usize) -> Option<TablePlan> {
+        Self::build_with(dims, esize, simd, true, first_at)
     }
 
     /// [`build`](Self::build) without the fused row dimension: one row per call, every dimension around the block
     /// left to the caller (which may take the next one as the table's partner instead).
-    pub(crate) fn build_block(dims: &mut Vec<TDim>, esize: usize, simd: bool) -> Option<TablePlan> {
-        Self::build_with(dims, esize, simd, false)
+    pub(crate) fn build_block(dims: &mut Vec<TDim>, esize: usize, simd: bool, first_at: usize) -> Option<TablePlan> {
+        Self::build_with(dims, esize, simd, false, first_at)
     }
 
-    fn build_with(dims: &mut Vec<TDim>, esize: usize, simd: bool, fuse_rows: bool) -> Option<TablePlan> {
+    fn build_with(
+        dims: &mut Vec<TDim>,
+        esize: usize,
+        simd: bool,
+        fuse_rows: bool,
+        first_at: usize,
+    ) -> Option<TablePlan> {
         let e = esize as i64;
         // The block: innermost dimensions while the destination stays contiguous and small.
         let mut take = 0;
@@ -249,6 +269,8 @@ impl TablePlan {
         let min = *offsets.iter().min()?;
         let max = *offsets.iter().max()?;
         let hull = (max - min + 1).checked_mul(e)?;
+        // Where in its line the lowest source byte of the first call's block lies (the table's offsets start there).
+        let line_at = (first_at as i64 + min * e).rem_euclid(LINE as i64) as usize;
         let rows_dim = if fuse_rows && dims.len() > take { Some(dims[dims.len() - take - 1]) } else { None };
         let (rows, row_src, row_dst) = match rows_dim {
             Some(d) => (d.n, d.src.checked_mul(e)?, d.dst.checked_mul(e)?),
@@ -275,9 +297,10 @@ impl TablePlan {
             let pass_bytes = per as usize * block as usize * esize;
             let (lo, hi) = pass_interval(per as usize, row_src as isize, hull as usize);
             debug_assert!(offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
-            let chunks = if simd { Chunks::build(&offsets, esize, pass_bytes, lo, hi) } else { None };
+            let source = PassSource { lo, hi, line_at };
+            let chunks = if simd { Chunks::build(&offsets, esize, pass_bytes, source) } else { None };
             let chunks64 = if simd && crate::kernels::wide_permutes() {
-                Chunks64::build(&offsets, esize, pass_bytes, lo, hi)
+                Chunks64::build(&offsets, esize, pass_bytes, source)
                     .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows), esize))
             } else {
                 None
@@ -438,10 +461,18 @@ fn chunk_starts(pass_bytes: usize, width: usize) -> impl Iterator<Item = usize> 
 
 /// The chunks of `width` destination bytes at the offsets `at` of a pass of `pass_bytes` bytes, each covered by
 /// windows of `width` source bytes: per chunk, the window starts and, per destination byte, its window and its byte
-/// in that window. Greedy: each window starts at the lowest source byte not yet covered, moved down where it would
-/// pass `hi` (it stays at or above `lo` because `hi - lo >= width`), and each byte comes from the first window
-/// holding it. `None` when a chunk needs more than `limit` windows, a chunk does not lie inside the pass or the
-/// source interval is shorter than a window.
+/// in that window. Greedy: each window covers the lowest source byte not yet covered and every byte up to `width`
+/// from it (moved down where it would pass `hi`; it stays at or above `lo` because `hi - lo >= width`), and each
+/// byte comes from the first window holding it. `None` when a chunk needs more than `limit` windows, a chunk does
+/// not lie inside the pass or the source interval is shorter than a window.
+///
+/// Among the starts that hold the same bytes from that lowest one on, a window takes one that reaches into the
+/// fewest cache lines no byte of the pass reads (by `line_at`), the highest of those. A window from the lowest
+/// byte would load the line after it wherever the bytes it holds end a line: 12 bytes at the end of every third line
+/// (the last 3 of 16 i32, sweep2_199) read twice the lines the copy needs. Measured on the Zen 4 of
+/// `docs/PERFORMANCE.md`'s fifty-seventh round, three ABBA rounds each in its own process: sweep2_199 0.50-0.55 of
+/// the time, the 64 sweep passes of seeds 2-6 whose windows move 0.96 (0.55-1.02 after re-running those above 1.05
+/// over five rounds).
 #[allow(clippy::type_complexity)] // per chunk: its window starts, and per byte (window, byte)
 fn cover(
     offsets: &[i32],
@@ -449,13 +480,20 @@ fn cover(
     pass_bytes: usize,
     at: impl Iterator<Item = usize>,
     width: usize,
-    (lo, hi): (isize, isize),
+    PassSource { lo, hi, line_at }: PassSource,
     limit: usize,
 ) -> Option<Vec<(Vec<isize>, Vec<(usize, u8)>)>> {
     if pass_bytes < width || hi - lo < width as isize {
         return None;
     }
     let w = width as isize;
+    let line = |x: isize| (x + line_at as isize).div_euclid(LINE as isize);
+    // The lines the pass reads (sorted, distinct): a window that reaches into none of the others costs nothing.
+    let mut read: Vec<isize> =
+        offsets.iter().flat_map(|&o| [line(o as isize), line(o as isize + esize as isize - 1)]).collect();
+    read.sort_unstable();
+    read.dedup();
+    let unread = |a: isize| (line(a)..=line(a + w - 1)).filter(|l| read.binary_search(l).is_err()).count();
     let mut chunks = Vec::new();
     for at in at {
         if at + width > pass_bytes {
@@ -466,11 +504,17 @@ fn cover(
         let mut sorted = sources.clone();
         sorted.sort_unstable();
         let mut starts: Vec<isize> = Vec::new();
-        for &s in &sorted {
+        for (i, &s) in sorted.iter().enumerate() {
             if starts.last().is_some_and(|&x| s < x + w) {
                 continue;
             }
-            starts.push(s.min(hi - w));
+            let first = s.min(hi - w);
+            // The highest byte this window must hold: the last one it covers from `s`. Any start from `last - w + 1`
+            // (and `lo`) up to `first` holds the same bytes from `s` on; the lowest count of lines the pass does not
+            // otherwise read wins, the highest start among equals.
+            let last = sorted[i..].iter().take_while(|&&x| x < first + w).last().copied().unwrap_or(s);
+            let start = ((last - w + 1).max(lo)..=first).rev().min_by_key(|&a| unread(a)).unwrap_or(first);
+            starts.push(start);
             if starts.len() > limit {
                 return None;
             }
@@ -505,7 +549,8 @@ impl Chunks {
     /// The shuffle form of a pass, or `None` when a chunk needs more windows than pay off for `esize`-byte
     /// elements (gathers of 4-8 byte elements from far apart are as fast as scalar moves), the pass is shorter
     /// than one chunk, or its source interval is shorter than one window.
-    fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks> {
+    fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: PassSource) -> Option<Chunks> {
+        let (lo, hi) = (source.lo, source.hi);
         // A window costs a load and a shuffle: up to 8 for 16 one-byte elements (each would otherwise be a table
         // load, a load and a store), down to 1 for two 8-byte elements.
         let limit = (8 / esize).clamp(1, MAX_WINDOWS);
@@ -513,7 +558,7 @@ impl Chunks {
         // chunk of its own, and consecutive halves are the chunk's.
         let halves = if pass_bytes >= 32 { 2 } else { 1 };
         let halves_at = chunk_starts(pass_bytes, 16 * halves).flat_map(move |at| (0..halves).map(move |h| at + 16 * h));
-        let per_half = cover(offsets, esize, pass_bytes, halves_at, 16, (lo, hi), limit)?;
+        let per_half = cover(offsets, esize, pass_bytes, halves_at, 16, source, limit)?;
         let windows = chunk_windows(per_half.iter().map(|c| c.0.len()).max()?);
         let mut starts = vec![0; per_half.len() * windows];
         let mut masks = vec![[0x80u8; 16]; per_half.len() * windows];
@@ -566,9 +611,10 @@ impl Chunks64 {
     /// window per element of a chunk for 2-8 byte elements: a pair of windows costs two loads and a permute, a
     /// chunk walked one element at a time a table load, a load and a store each), the pass is shorter than 64
     /// bytes or its source interval is.
-    pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, lo: isize, hi: isize) -> Option<Chunks64> {
+    pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: PassSource) -> Option<Chunks64> {
+        let (lo, hi) = (source.lo, source.hi);
         let limit = (32 / esize).clamp(1, MAX_WINDOWS64);
-        let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, (lo, hi), limit)?;
+        let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, source, limit)?;
         let windows = per_chunk.iter().map(|c| c.0.len()).max()?.next_power_of_two();
         let pairs = windows.div_ceil(2);
         let mut chunks = Chunks64 {
@@ -630,7 +676,7 @@ mod tests {
     #[test]
     fn dense_backward_rows_and_forward_rows_reading_three_times_what_they_write_are_left_to_the_hardware() {
         let followed =
-            |mut dims: Vec<TDim>, esize: usize| TablePlan::build(&mut dims, esize, true).unwrap().table.followed;
+            |mut dims: Vec<TDim>, esize: usize| TablePlan::build(&mut dims, esize, true, 0).unwrap().table.followed;
         // u32 triples at stride 3 from rows of 8, rows backwards (32 bytes apart): one falling stream.
         assert!(followed(vec![TDim { n: 4000, src: -8, dst: 3 }, TDim { n: 3, src: 3, dst: 1 }], 4));
         // 4 of every 16 u32 forwards: 4 bytes read per byte written, every line touched.
@@ -653,7 +699,7 @@ mod tests {
     fn spaced_rows_take_dense_passes_where_the_rule_says() {
         let per = |dims: Vec<TDim>, esize: usize, simd: bool| {
             let mut dims = dims;
-            let plan = TablePlan::build(&mut dims, esize, simd).unwrap();
+            let plan = TablePlan::build(&mut dims, esize, simd, 0).unwrap();
             (plan.per, plan.table.shuffles())
         };
         // Three f32 planes 1000 elements apart into pixels of 13: no shuffle form for one row (walked), so 100 rows
@@ -686,7 +732,7 @@ mod tests {
         // u8 image rows of 8 RGB pixels, pixels reversed: dims (rows 40: 24/24, pixels 8: -3/3, channels 3: 1/1).
         let mut dims =
             vec![TDim { n: 40, src: 24, dst: 24 }, TDim { n: 8, src: -3, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         // The block is one row (24 bytes: 40 rows would pass BLOCK_MAX_BYTES); the 40 rows form one pass.
         assert!(dims.is_empty());
         assert_eq!((plan.block, plan.rows, plan.per, plan.hull, plan.shift), (24, 40, 40, 24, -21));
@@ -706,7 +752,7 @@ mod tests {
     fn gathers_with_negative_rows_keep_windows_inside_the_pass() {
         // u16, stride-2 gather of 5 elements, rows going backwards 11 elements apart, contiguous destination.
         let mut dims = vec![TDim { n: 100, src: -11, dst: 5 }, TDim { n: 5, src: 2, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 2, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 2, true, 0).unwrap();
         assert_eq!((plan.block, plan.rows, plan.per, plan.shift), (5, 100, 100, 0));
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
         let src: Vec<u8> = (0..3000).map(|i| (i * 7 % 251) as u8).collect();
@@ -717,6 +763,41 @@ mod tests {
         assert!(hi - lo <= 3000);
         let chunks = plan.table.chunks.as_ref().expect("stride-2 u16 rows fit a few windows");
         assert_eq!(run_chunks(chunks, &src, base, pass_bytes), expected);
+    }
+
+    #[test]
+    fn windows_reach_into_no_line_the_pass_does_not_read() {
+        // i32, the last 3 elements of every 16 (12 bytes at the end of a line), three such groups in reverse order
+        // 48 elements apart, rows of 144 elements (sweep2_199's block). The block's first element (the highest
+        // group) lies 52 bytes into its line in a buffer that starts on a line.
+        let dims =
+            || vec![TDim { n: 28, src: 144, dst: 9 }, TDim { n: 3, src: -48, dst: 3 }, TDim { n: 3, src: 1, dst: 1 }];
+        let phase = (13 * 4 + 2 * 48 * 4) % LINE;
+        let placed = TablePlan::build(&mut dims(), 4, true, phase).unwrap();
+        let blind = TablePlan::build(&mut dims(), 4, true, 0).unwrap();
+        assert_eq!((placed.per, placed.block, placed.shift), (28, 9, -96));
+        let line_at = 52;
+        let line = |x: isize| (x + line_at).div_euclid(LINE as isize);
+        let offsets = &placed.table.offsets;
+        let read: std::collections::BTreeSet<isize> =
+            offsets.iter().flat_map(|&o| [line(o as isize), line(o as isize + 3)]).collect();
+        let unread = |c: &Chunks| {
+            c.starts.iter().filter(|&&s| (line(s as isize)..=line(s as isize + 15)).any(|l| !read.contains(&l))).count()
+        };
+        let (placed_chunks, blind_chunks) = (placed.table.chunks.unwrap(), blind.table.chunks.unwrap());
+        // Only the first row's lowest group, which no window may start below (the pass starts there), reaches
+        // into a line of its own; placed blind, the windows of every group did.
+        assert!(unread(&placed_chunks) <= 2, "{} windows reach unread lines", unread(&placed_chunks));
+        assert!(unread(&blind_chunks) >= 28, "{}", unread(&blind_chunks));
+        assert_eq!(placed_chunks.windows, blind_chunks.windows);
+        // Both place windows that copy the same bytes.
+        let (lo, hi) = pass_interval(placed.per, placed.row_src, placed.hull);
+        let src: Vec<u8> = (0..hi - lo).map(|i| (i * 13 % 251) as u8).collect();
+        let pass_bytes = placed.per * placed.block * 4;
+        let expected: Vec<u8> =
+            offsets.iter().flat_map(|&o| &src[(o as isize - lo) as usize..][..4]).copied().collect();
+        assert_eq!(run_chunks(&placed_chunks, &src, -lo, pass_bytes), expected);
+        assert_eq!(run_chunks(&blind_chunks, &src, -lo, pass_bytes), expected);
     }
 
     /// Runs a pass the way the 64-byte kernel does, in safe code: per chunk, each window's bytes under its mask.
@@ -742,10 +823,11 @@ mod tests {
     /// The table pass of `dims` (one pass: `per == rows`) through its 64-byte form against the table itself, over a
     /// source that covers the pass interval.
     fn check_chunks64(mut dims: Vec<TDim>, esize: usize, windows: usize) {
-        let plan = TablePlan::build(&mut dims, esize, false).unwrap();
+        let plan = TablePlan::build(&mut dims, esize, false, 0).unwrap();
         let pass_bytes = plan.per * plan.block * esize;
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c = Chunks64::build(&plan.table.offsets, esize, pass_bytes, lo, hi).expect("a 64-byte form");
+        let c = Chunks64::build(&plan.table.offsets, esize, pass_bytes, PassSource { lo, hi, line_at: 0 })
+            .expect("a 64-byte form");
         assert_eq!(c.windows, windows);
         assert!(c.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi));
         let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
@@ -789,9 +871,10 @@ mod tests {
         // Through the plan: rows of 42 bytes 690 apart (sweep3_134) take two 16-byte windows per half (a row and
         // the next), and four 64-byte ones per chunk (parts of three rows, rounded up): the 16-byte form only.
         let mut dims = vec![TDim { n: 24, src: 690, dst: 42 }, TDim { n: 42, src: 1, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c64 = Chunks64::build(&plan.table.offsets, 1, plan.per * plan.block, lo, hi).unwrap();
+        let c64 =
+            Chunks64::build(&plan.table.offsets, 1, plan.per * plan.block, PassSource { lo, hi, line_at: 0 }).unwrap();
         assert_eq!((c64.windows, plan.table.chunks.as_ref().map(|c| c.windows)), (4, Some(2)));
         assert!(plan.table.chunks64.is_none());
     }
@@ -801,13 +884,13 @@ mod tests {
         // u64 elements each from another row 1000 elements apart: 8 windows per chunk of 8 elements, above the
         // limit of 4 for 8-byte elements.
         let offsets: Vec<i32> = (0..64).map(|i| i * 8000).collect();
-        assert!(Chunks64::build(&offsets, 8, 512, 0, 63 * 8000 + 8).is_none());
+        assert!(Chunks64::build(&offsets, 8, 512, PassSource { lo: 0, hi: 63 * 8000 + 8, line_at: 0 }).is_none());
         // A pass of 48 bytes.
         let offsets: Vec<i32> = (0..48).rev().collect();
-        assert!(Chunks64::build(&offsets, 1, 48, 0, 48).is_none());
+        assert!(Chunks64::build(&offsets, 1, 48, PassSource { lo: 0, hi: 48, line_at: 0 }).is_none());
         // A source interval shorter than a window (a broadcast of 4 bytes).
         let offsets: Vec<i32> = (0..128).map(|i| i % 4).collect();
-        assert!(Chunks64::build(&offsets, 1, 128, 0, 4).is_none());
+        assert!(Chunks64::build(&offsets, 1, 128, PassSource { lo: 0, hi: 4, line_at: 0 }).is_none());
     }
 
     #[test]
@@ -822,7 +905,7 @@ mod tests {
         // u8, 3 elements at stride 4 per row, rows 22 bytes apart: 16 destination bytes come from parts of 6 rows,
         // 6 windows (the kernel for six); pairs of such elements 100 bytes apart: 8 rows, 8 windows.
         let mut dims = vec![TDim { n: 300, src: 22, dst: 3 }, TDim { n: 3, src: 4, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         let chunks = plan.table.chunks.as_ref().expect("at most 8 windows");
         assert_eq!(chunks.windows, 6);
         let src: Vec<u8> = (0..7000).map(|i| (i * 13 % 251) as u8).collect();
@@ -830,7 +913,7 @@ mod tests {
         let expected: Vec<u8> = plan.table.offsets.iter().map(|&o| src[o as usize]).collect();
         assert_eq!(run_chunks(chunks, &src, 0, pass_bytes), expected);
         let mut dims = vec![TDim { n: 64, src: 100, dst: 2 }, TDim { n: 2, src: 4, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         let chunks = plan.table.chunks.as_ref().expect("at most 8 windows");
         assert_eq!(chunks.windows, 8);
         let pass_bytes = plan.per * plan.block;
@@ -842,21 +925,21 @@ mod tests {
     fn far_apart_wide_elements_stay_scalar_and_few_strided_output_rows_take_one_row_per_pass() {
         // u64 transposed pairs: every element from another row: no shuffle form.
         let mut dims = vec![TDim { n: 64, src: 1, dst: 2 }, TDim { n: 2, src: 1000, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 8, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 8, true, 0).unwrap();
         assert!(plan.table.chunks.is_none());
         assert_eq!((plan.per, plan.rows), (64, 64));
         // Rows of 3 elements 4 apart in the destination (padded output rows): one row per pass, below
         // SPACED_MIN_ROWS rows or without SIMD.
         for (n, simd) in [(15, true), (64, false)] {
             let mut dims = vec![TDim { n, src: 6, dst: 4 }, TDim { n: 3, src: 2, dst: 1 }];
-            let plan = TablePlan::build(&mut dims, 4, simd).unwrap();
+            let plan = TablePlan::build(&mut dims, 4, simd, 0).unwrap();
             assert_eq!((plan.per, plan.block, plan.row_dst), (1, 3, 16));
             // 12 bytes from a hull of 20: no row shuffle.
             assert_eq!(plan.table.row_shuffle, None);
         }
         // From 16 rows on, passes of the rows as if contiguous, through the stage (`spaced_rows`).
         let mut dims = vec![TDim { n: 64, src: 6, dst: 4 }, TDim { n: 3, src: 2, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 4, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 4, true, 0).unwrap();
         assert_eq!((plan.per, plan.block, plan.row_dst), (64, 3, 16));
         assert!(plan.table.shuffles());
     }
@@ -876,7 +959,7 @@ mod tests {
     fn padded_rows_of_a_few_bytes_take_the_row_shuffle() {
         // u8: 5 bytes at stride 2 (hull 9), rows 22 apart into rows 6 apart: two overlapping 4-byte stores.
         let mut dims = vec![TDim { n: 300, src: 22, dst: 6 }, TDim { n: 5, src: 2, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         assert_eq!((plan.per, plan.block, plan.hull), (1, 5, 9));
         let r = plan.table.row_shuffle.as_ref().unwrap();
         assert_eq!((r.bytes, r.width), (5, 4));
@@ -884,26 +967,26 @@ mod tests {
         assert_eq!(run_row(r, &window), [100, 102, 104, 106, 108]);
         // f16 pairs reversed (2 elements, -1 apart) into padded rows: one 4-byte store (both masks the same).
         let mut dims = vec![TDim { n: 30, src: 7, dst: 18 }, TDim { n: 2, src: -1, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 2, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 2, true, 0).unwrap();
         let r = plan.table.row_shuffle.as_ref().unwrap();
         assert_eq!((r.bytes, r.width), (4, 4));
         assert_eq!(run_row(r, &window), [102, 103, 100, 101]);
         // One f16 broadcast 8 times (a fill of 16 bytes from a hull of 2).
         let mut dims = vec![TDim { n: 11, src: 112, dst: 39 }, TDim { n: 8, src: 0, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 2, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 2, true, 0).unwrap();
         let r = plan.table.row_shuffle.as_ref().unwrap();
         assert_eq!((r.bytes, r.width, plan.hull), (16, 16, 2));
         assert_eq!(run_row(r, &window), [100, 101].repeat(8));
         // 7 f32 of one element (28 bytes): two 16-byte stores.
         let mut dims = vec![TDim { n: 40, src: 14, dst: 20 }, TDim { n: 7, src: 0, dst: 1 }];
-        let plan = TablePlan::build(&mut dims, 4, true).unwrap();
+        let plan = TablePlan::build(&mut dims, 4, true, 0).unwrap();
         let r = plan.table.row_shuffle.as_ref().unwrap();
         assert_eq!((r.bytes, r.width), (28, 16));
         assert_eq!(run_row(r, &window), [100, 101, 102, 103].repeat(7));
         // Without SIMD, or with contiguous rows (passes of many rows): none.
         let mut dims = vec![TDim { n: 300, src: 22, dst: 6 }, TDim { n: 5, src: 2, dst: 1 }];
-        assert_eq!(TablePlan::build(&mut dims, 1, false).unwrap().table.row_shuffle, None);
+        assert_eq!(TablePlan::build(&mut dims, 1, false, 0).unwrap().table.row_shuffle, None);
         let mut dims = vec![TDim { n: 300, src: 22, dst: 5 }, TDim { n: 5, src: 2, dst: 1 }];
-        assert_eq!(TablePlan::build(&mut dims, 1, true).unwrap().table.row_shuffle, None);
+        assert_eq!(TablePlan::build(&mut dims, 1, true, 0).unwrap().table.row_shuffle, None);
     }
 }

@@ -958,7 +958,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for pixels in [6, 8, 10, 11, 12, 21, 22, 32, 33, 340] {
             let mut dims = vec![TDim { n: pixels, src: 3, dst: 3 }, TDim { n: 3, src: -1, dst: 1 }];
-            let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+            let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
             let pass_bytes = plan.per * plan.block;
             let halves = plan.table.chunks.as_ref().map(|c| c.halves);
             assert_eq!(halves, Some(if pass_bytes >= 32 { 2 } else { 1 }), "{pixels} pixels, {pass_bytes} bytes");
@@ -1002,7 +1002,7 @@ mod tests {
             ),
         ];
         for (mut dims, esize, windows) in cases {
-            let plan = TablePlan::build(&mut dims, esize, true).unwrap();
+            let plan = TablePlan::build(&mut dims, esize, true, 0).unwrap();
             assert_eq!(plan.table.chunks.as_ref().map(|c| (c.windows, c.halves)), Some((windows, 2)));
             run_chunks(&plan, esize);
             let pass_bytes = plan.per * plan.block * esize;
@@ -1032,10 +1032,12 @@ mod tests {
         }
         for (k, windows) in [(1, 1), (2, 2), (3, 4), (7, 8), (15, 16), (16, 16)] {
             let mut dims = vec![TDim { n: 16, src: 64 * k, dst: 64 }, TDim { n: 64, src: k, dst: 1 }];
-            let plan = TablePlan::build(&mut dims, 1, true).unwrap();
+            let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
             let pass_bytes = plan.per * plan.block;
             let (lo, hi) = crate::table::pass_interval(plan.per, plan.row_src, plan.hull);
-            let c = Chunks64::build(&plan.table.offsets, 1, pass_bytes, lo, hi).expect("a 64-byte form");
+            let c =
+                Chunks64::build(&plan.table.offsets, 1, pass_bytes, crate::table::PassSource { lo, hi, line_at: 0 })
+                    .expect("a 64-byte form");
             assert_eq!(c.windows, windows, "every {k}th byte");
             let (src, at, expected) = pass_source(&plan, 1);
             let mut out = vec![0u8; pass_bytes];
