@@ -22,13 +22,33 @@ pub(crate) const BLOCK_MAX_BYTES: usize = 256;
 /// A cache line, the unit the windows of a shuffle form are placed by ([`cover`]).
 const LINE: usize = 64;
 
-/// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), and where in its cache line
-/// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line.
+/// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), where in its cache line
+/// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line, and the steps by which
+/// the other passes' pointers lie further on (`line_step`, a power of two up to [`LINE`]: every pass's pointer is
+/// `line_at + k line_step` into its line).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PassSource {
     pub lo: isize,
     pub hi: isize,
     pub line_at: usize,
+    pub line_step: usize,
+}
+
+impl PassSource {
+    /// A pass whose pointer is `line_at` into its line in every call.
+    #[cfg(test)]
+    pub(crate) fn at(lo: isize, hi: isize, line_at: usize) -> PassSource {
+        PassSource { lo, hi, line_at, line_step: LINE }
+    }
+}
+
+/// The most places in their lines that the passes of a table may start at for [`cover`] to place windows by them
+/// (`LINE / line_step`): with more, a window reaches into a line of its own about as often wherever it starts.
+const PLACED_MAX_PHASES: usize = 8;
+
+/// The power of two up to [`LINE`] that divides `bytes` (a step between passes' pointers).
+fn line_step(bytes: i64) -> usize {
+    1 << bytes.trailing_zeros().min(LINE.trailing_zeros())
 }
 /// The largest pass, in destination bytes: its table and shuffle masks (up to 4 KiB + 5 KiB) stay in L1.
 pub(crate) const PASS_MAX_BYTES: usize = 1024;
@@ -272,6 +292,11 @@ impl TablePlan {
         // Where in its line the lowest source byte of the first call's block lies (the table's offsets start there).
         let line_at = (first_at as i64 + min * e).rem_euclid(LINE as i64) as usize;
         let rows_dim = if fuse_rows && dims.len() > take { Some(dims[dims.len() - take - 1]) } else { None };
+        // Calls start whole outer steps apart (a split divides the outer loops, a partner or whole passes): the
+        // step in their lines that every one of them divides (wrapping products keep the low bits exact).
+        let outer = &dims[..dims.len() - take - usize::from(rows_dim.is_some())];
+        let outer_step =
+            outer.iter().filter(|d| d.n > 1).map(|d| line_step(d.src.wrapping_mul(e))).min().unwrap_or(LINE);
         let (rows, row_src, row_dst) = match rows_dim {
             Some(d) => (d.n, d.src.checked_mul(e)?, d.dst.checked_mul(e)?),
             None => (1, 0, 0),
@@ -297,7 +322,8 @@ impl TablePlan {
             let pass_bytes = per as usize * block as usize * esize;
             let (lo, hi) = pass_interval(per as usize, row_src as isize, hull as usize);
             debug_assert!(offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
-            let source = PassSource { lo, hi, line_at };
+            let pass_step = if rows > per { line_step((per as i64).wrapping_mul(row_src)) } else { LINE };
+            let source = PassSource { lo, hi, line_at, line_step: outer_step.min(pass_step) };
             let chunks = if simd { Chunks::build(&offsets, esize, pass_bytes, source) } else { None };
             let chunks64 = if simd && crate::kernels::wide_permutes() {
                 Chunks64::build(&offsets, esize, pass_bytes, source)
@@ -467,12 +493,15 @@ fn chunk_starts(pass_bytes: usize, width: usize) -> impl Iterator<Item = usize> 
 /// not lie inside the pass or the source interval is shorter than a window.
 ///
 /// Among the starts that hold the same bytes from that lowest one on, a window takes one that reaches into the
-/// fewest cache lines no byte of the pass reads (by `line_at`), the highest of those. A window from the lowest
-/// byte would load the line after it wherever the bytes it holds end a line: 12 bytes at the end of every third line
-/// (the last 3 of 16 i32, sweep2_199) read twice the lines the copy needs. Measured on the Zen 4 of
-/// `docs/PERFORMANCE.md`'s fifty-seventh round, three ABBA rounds each in its own process: sweep2_199 0.50-0.55 of
-/// the time, the 64 sweep passes of seeds 2-6 whose windows move 0.96 (0.55-1.02 after re-running those above 1.05
-/// over five rounds).
+/// fewest cache lines no byte of the pass reads, summed over the places in their lines that the passes start at
+/// (`line_at + k line_step`; at most [`PLACED_MAX_PHASES`] of them, else the lowest byte's start), the highest
+/// start among equals. A window from the lowest byte loads the line after it wherever the bytes it holds end a
+/// line: 12 bytes at the end of every third line (the last 3 of 16 i32, sweep2_199) read twice the lines the copy
+/// needs. Measured on the Zen 4 of `docs/PERFORMANCE.md`'s fifty-seventh round, each case in its own process,
+/// three ABBA rounds: placed by the first pass's place alone, sweep2_199 took 0.50-0.55 of the time and the 64
+/// sweep passes of seeds 2-6 whose windows moved 0.96 (those above 1.05 re-run over five rounds: 0.96-1.02), the
+/// 33 of seeds 7-10 1.00; placed by every pass's place, the 66 passes of seeds 1-6 that then differ 0.98 of that
+/// (sweep3_134 0.55-0.65).
 #[allow(clippy::type_complexity)] // per chunk: its window starts, and per byte (window, byte)
 fn cover(
     offsets: &[i32],
@@ -480,20 +509,36 @@ fn cover(
     pass_bytes: usize,
     at: impl Iterator<Item = usize>,
     width: usize,
-    PassSource { lo, hi, line_at }: PassSource,
+    PassSource { lo, hi, line_at, line_step }: PassSource,
     limit: usize,
 ) -> Option<Vec<(Vec<isize>, Vec<(usize, u8)>)>> {
     if pass_bytes < width || hi - lo < width as isize {
         return None;
     }
     let w = width as isize;
-    let line = |x: isize| (x + line_at as isize).div_euclid(LINE as isize);
-    // The lines the pass reads (sorted, distinct): a window that reaches into none of the others costs nothing.
-    let mut read: Vec<isize> =
-        offsets.iter().flat_map(|&o| [line(o as isize), line(o as isize + esize as isize - 1)]).collect();
-    read.sort_unstable();
-    read.dedup();
-    let unread = |a: isize| (line(a)..=line(a + w - 1)).filter(|l| read.binary_search(l).is_err()).count();
+    // Per place a pass starts at in its line: how to find an offset's line, and the lines the pass reads there
+    // (sorted, distinct; a window that reaches into none but these costs nothing).
+    let phases = LINE / line_step;
+    let places: Vec<(isize, Vec<isize>)> = (0..if phases <= PLACED_MAX_PHASES { phases } else { 0 })
+        .map(|k| {
+            let at = ((line_at + k * line_step) % LINE) as isize;
+            let mut read: Vec<isize> = offsets
+                .iter()
+                .flat_map(|&o| [o as isize + at, o as isize + at + esize as isize - 1])
+                .map(|x| x.div_euclid(LINE as isize))
+                .collect();
+            read.sort_unstable();
+            read.dedup();
+            (at, read)
+        })
+        .collect();
+    let line = |x: isize| x.div_euclid(LINE as isize);
+    let unread = |a: isize| -> usize {
+        let lines = |(at, read): &(isize, Vec<isize>)| {
+            (line(a + at)..=line(a + at + w - 1)).filter(|l| read.binary_search(l).is_err()).count()
+        };
+        places.iter().map(lines).sum()
+    };
     let mut chunks = Vec::new();
     for at in at {
         if at + width > pass_bytes {
@@ -826,8 +871,8 @@ mod tests {
         let plan = TablePlan::build(&mut dims, esize, false, 0).unwrap();
         let pass_bytes = plan.per * plan.block * esize;
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c = Chunks64::build(&plan.table.offsets, esize, pass_bytes, PassSource { lo, hi, line_at: 0 })
-            .expect("a 64-byte form");
+        let c =
+            Chunks64::build(&plan.table.offsets, esize, pass_bytes, PassSource::at(lo, hi, 0)).expect("a 64-byte form");
         assert_eq!(c.windows, windows);
         assert!(c.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi));
         let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
@@ -873,8 +918,7 @@ mod tests {
         let mut dims = vec![TDim { n: 24, src: 690, dst: 42 }, TDim { n: 42, src: 1, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c64 =
-            Chunks64::build(&plan.table.offsets, 1, plan.per * plan.block, PassSource { lo, hi, line_at: 0 }).unwrap();
+        let c64 = Chunks64::build(&plan.table.offsets, 1, plan.per * plan.block, PassSource::at(lo, hi, 0)).unwrap();
         assert_eq!((c64.windows, plan.table.chunks.as_ref().map(|c| c.windows)), (4, Some(2)));
         assert!(plan.table.chunks64.is_none());
     }
@@ -884,13 +928,13 @@ mod tests {
         // u64 elements each from another row 1000 elements apart: 8 windows per chunk of 8 elements, above the
         // limit of 4 for 8-byte elements.
         let offsets: Vec<i32> = (0..64).map(|i| i * 8000).collect();
-        assert!(Chunks64::build(&offsets, 8, 512, PassSource { lo: 0, hi: 63 * 8000 + 8, line_at: 0 }).is_none());
+        assert!(Chunks64::build(&offsets, 8, 512, PassSource::at(0, 63 * 8000 + 8, 0)).is_none());
         // A pass of 48 bytes.
         let offsets: Vec<i32> = (0..48).rev().collect();
-        assert!(Chunks64::build(&offsets, 1, 48, PassSource { lo: 0, hi: 48, line_at: 0 }).is_none());
+        assert!(Chunks64::build(&offsets, 1, 48, PassSource::at(0, 48, 0)).is_none());
         // A source interval shorter than a window (a broadcast of 4 bytes).
         let offsets: Vec<i32> = (0..128).map(|i| i % 4).collect();
-        assert!(Chunks64::build(&offsets, 1, 128, PassSource { lo: 0, hi: 4, line_at: 0 }).is_none());
+        assert!(Chunks64::build(&offsets, 1, 128, PassSource::at(0, 4, 0)).is_none());
     }
 
     #[test]
