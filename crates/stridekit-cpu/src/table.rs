@@ -18,38 +18,6 @@
 
 /// The largest block, in destination bytes: small blocks are the ones that need a table.
 pub(crate) const BLOCK_MAX_BYTES: usize = 256;
-
-/// A cache line, the unit the windows of a shuffle form are placed by ([`cover`]).
-const LINE: usize = 64;
-
-/// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), where in its cache line
-/// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line, and the steps by which
-/// the other passes' pointers lie further on (`line_step`, a power of two up to [`LINE`]: every pass's pointer is
-/// `line_at + k line_step` into its line).
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct PassSource {
-    pub lo: isize,
-    pub hi: isize,
-    pub line_at: usize,
-    pub line_step: usize,
-}
-
-impl PassSource {
-    /// A pass whose pointer is `line_at` into its line in every call.
-    #[cfg(test)]
-    pub(crate) fn at(lo: isize, hi: isize, line_at: usize) -> PassSource {
-        PassSource { lo, hi, line_at, line_step: LINE }
-    }
-}
-
-/// The most places in their lines that the passes of a table may start at for [`cover`] to place windows by them
-/// (`LINE / line_step`): with more, a window reaches into a line of its own about as often wherever it starts.
-const PLACED_MAX_PHASES: usize = 8;
-
-/// The power of two up to [`LINE`] that divides `bytes` (a step between passes' pointers).
-fn line_step(bytes: i64) -> usize {
-    1 << bytes.trailing_zeros().min(LINE.trailing_zeros())
-}
 /// The largest pass, in destination bytes: its table and shuffle masks (up to 4 KiB + 5 KiB) stay in L1.
 pub(crate) const PASS_MAX_BYTES: usize = 1024;
 /// The most 16-byte source windows one 16-byte destination chunk may need for the shuffle path.
@@ -472,6 +440,38 @@ fn followed(
 /// forwards, a pattern the hardware does not follow as one stream.
 const FOLLOWED_BACKWARD_ROW_BYTES: u64 = 128;
 
+/// A cache line, the unit the windows of a shuffle form are placed by ([`cover`]).
+const LINE: usize = 64;
+
+/// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), where in its cache line
+/// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line, and the steps by which
+/// the other passes' pointers lie further on (`line_step`, a power of two up to [`LINE`]: every pass's pointer is
+/// `line_at + k line_step` into its line).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PassSource {
+    pub lo: isize,
+    pub hi: isize,
+    pub line_at: usize,
+    pub line_step: usize,
+}
+
+impl PassSource {
+    /// A pass whose pointer is `line_at` into its line in every call.
+    #[cfg(test)]
+    pub(crate) fn at(lo: isize, hi: isize, line_at: usize) -> PassSource {
+        PassSource { lo, hi, line_at, line_step: LINE }
+    }
+}
+
+/// The most places in their lines that the passes of a table may start at for [`cover`] to place windows by them
+/// (`LINE / line_step`): with more, a window reaches into a line of its own about as often wherever it starts.
+const PLACED_MAX_PHASES: usize = 8;
+
+/// The power of two up to [`LINE`] that divides `bytes` (a step between passes' pointers).
+fn line_step(bytes: i64) -> usize {
+    1 << bytes.trailing_zeros().min(LINE.trailing_zeros())
+}
+
 /// The source bytes `[lo, hi)` one pass of `per` rows reaches, relative to its source pointer.
 pub(crate) fn pass_interval(per: usize, row_src: isize, hull: usize) -> (isize, isize) {
     let span = (per as isize - 1) * row_src;
@@ -499,9 +499,10 @@ fn chunk_starts(pass_bytes: usize, width: usize) -> impl Iterator<Item = usize> 
 /// line: 12 bytes at the end of every third line (the last 3 of 16 i32, sweep2_199) read twice the lines the copy
 /// needs. Measured on the Zen 4 of `docs/PERFORMANCE.md`'s fifty-seventh round, each case in its own process,
 /// three ABBA rounds: placed by the first pass's place alone, sweep2_199 took 0.50-0.55 of the time and the 64
-/// sweep passes of seeds 2-6 whose windows moved 0.96 (those above 1.05 re-run over five rounds: 0.96-1.02), the
+/// sweep passes of seeds 2-6 whose windows moved 0.96 (those above 1.05 re-run over five rounds: 0.88-1.02), the
 /// 33 of seeds 7-10 1.00; placed by every pass's place, the 66 passes of seeds 1-6 that then differ 0.98 of that
-/// (sweep3_134 0.55-0.65).
+/// (sweep3_134 0.55-0.65), and the 77 of seeds 21-30 that the rule moves 0.93 of the time before it (sweep25_098
+/// 0.42).
 #[allow(clippy::type_complexity)] // per chunk: its window starts, and per byte (window, byte)
 fn cover(
     offsets: &[i32],
