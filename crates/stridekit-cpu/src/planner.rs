@@ -570,7 +570,7 @@ impl Program {
                 // (`CpuBuffer` does; others may not, and the table is then as right as a table placed blind): the
                 // table places its windows so that they reach into no line the pass does not read otherwise (only
                 // the low bits of the byte offset matter, which a wrapping product keeps).
-                let phase = (copy.input_start().wrapping_mul(esize as u64) % 64) as usize;
+                let phase = (copy.input_start().wrapping_mul(esize as u64) % crate::table::LINE as u64) as usize;
                 let mut tdims = all.clone();
                 let mut built = TablePlan::build(&mut tdims, esize, options.simd, phase);
                 if options.simd && built.as_ref().is_some_and(|t| rows_as_partner(t, esize)) {

@@ -13,10 +13,7 @@
 
 use crate::kernels::{Split, inner_count};
 use crate::planner::{Dim, Inner};
-use crate::table::Table;
-
-/// Bytes of a cache line.
-const LINE: usize = 64;
+use crate::table::{LINE, Table};
 
 /// The tile, in units of the inner kernel's count (a multiple of its split grain, fewer than the whole count), when
 /// some outer loop re-reads more than `budget` bytes per step: the largest tile under which it re-reads at most

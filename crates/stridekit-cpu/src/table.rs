@@ -440,8 +440,8 @@ fn followed(
 /// forwards, a pattern the hardware does not follow as one stream.
 const FOLLOWED_BACKWARD_ROW_BYTES: u64 = 128;
 
-/// A cache line, the unit the windows of a shuffle form are placed by ([`cover`]).
-const LINE: usize = 64;
+/// Bytes of a cache line: the unit the windows of a shuffle form are placed by ([`cover`]), and the reuse tiles'.
+pub(crate) const LINE: usize = 64;
 
 /// The source bytes `[lo, hi)` of one pass relative to its pointer ([`pass_interval`]), where in its cache line
 /// the pointer lies (`line_at`, 0-63) in the first call of a buffer that starts on a line, and the steps by which
@@ -519,21 +519,20 @@ fn cover(
     let w = width as isize;
     // Per place a pass starts at in its line: how to find an offset's line, and the lines the pass reads there
     // (sorted, distinct; a window that reaches into none but these costs nothing).
+    let line = |x: isize| x.div_euclid(LINE as isize);
     let phases = LINE / line_step;
     let places: Vec<(isize, Vec<isize>)> = (0..if phases <= PLACED_MAX_PHASES { phases } else { 0 })
         .map(|k| {
             let at = ((line_at + k * line_step) % LINE) as isize;
             let mut read: Vec<isize> = offsets
                 .iter()
-                .flat_map(|&o| [o as isize + at, o as isize + at + esize as isize - 1])
-                .map(|x| x.div_euclid(LINE as isize))
+                .flat_map(|&o| [line(o as isize + at), line(o as isize + at + esize as isize - 1)])
                 .collect();
             read.sort_unstable();
             read.dedup();
             (at, read)
         })
         .collect();
-    let line = |x: isize| x.div_euclid(LINE as isize);
     let unread = |a: isize| -> usize {
         let lines = |(at, read): &(isize, Vec<isize>)| {
             (line(a + at)..=line(a + at + w - 1)).filter(|l| read.binary_search(l).is_err()).count()
