@@ -292,9 +292,10 @@ impl TablePlan {
             debug_assert!(offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
             let pass_step = if rows > per { line_step((per as i64).wrapping_mul(row_src)) } else { LINE };
             let source = PassSource { lo, hi, line_at, line_step: outer_step.min(pass_step) };
-            let chunks = if simd { Chunks::build(&offsets, esize, pass_bytes, source) } else { None };
-            let chunks64 = if simd && crate::kernels::wide_permutes() {
-                Chunks64::build(&offsets, esize, pass_bytes, source)
+            let source = if simd { Some(PassLines::new(&offsets, esize, source)) } else { None };
+            let chunks = source.as_ref().and_then(|s| Chunks::build(&offsets, esize, pass_bytes, s));
+            let chunks64 = if let Some(s) = source.as_ref().filter(|_| crate::kernels::wide_permutes()) {
+                Chunks64::build(&offsets, esize, pass_bytes, s)
                     .filter(|c| chunks64_pays(c.windows, chunks.as_ref().map(|c| c.windows), esize))
             } else {
                 None
@@ -455,12 +456,80 @@ pub(crate) struct PassSource {
     pub line_step: usize,
 }
 
-impl PassSource {
-    /// A pass whose pointer is `line_at` into its line in every call.
-    #[cfg(test)]
-    pub(crate) fn at(lo: isize, hi: isize, line_at: usize) -> PassSource {
-        PassSource { lo, hi, line_at, line_step: LINE }
+/// The lines a pass reads, by the place in its line its pointer may take: what [`cover`] places windows by.
+#[derive(Debug)]
+pub(crate) struct PassLines {
+    lo: isize,
+    hi: isize,
+    /// Per place (`line_at + k line_step` into the line, at most [`PLACED_MAX_PHASES`] of them, else none): the
+    /// place, and the distinct lines the pass reads from there, rising. Places where the pass reads every line of its
+    /// interval are left out: a window costs nothing there wherever it starts.
+    places: Vec<(isize, Vec<isize>)>,
+}
+
+impl PassLines {
+    /// The lines of a pass of elements at `offsets` (bytes from its pointer, `esize` bytes each) from `source`.
+    pub(crate) fn new(offsets: &[i32], esize: usize, source: PassSource) -> PassLines {
+        let PassSource { lo, hi, line_at, line_step } = source;
+        let phases = LINE / line_step;
+        let mut sorted = offsets.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let places = (0..if phases <= PLACED_MAX_PHASES { phases } else { 0 })
+            .filter_map(|k| {
+                let at = ((line_at + k * line_step) % LINE) as isize;
+                // An element's bytes lie in one line or two consecutive ones, and the elements rise: each line not
+                // above the last one kept is already there.
+                let mut read: Vec<isize> = Vec::new();
+                for &o in &sorted {
+                    for l in [line(o as isize + at), line(o as isize + at + esize as isize - 1)] {
+                        if read.last().is_none_or(|&x| l > x) {
+                            read.push(l);
+                        }
+                    }
+                }
+                let span = line(hi - 1 + at) - line(lo + at) + 1;
+                (read.len() < span as usize).then_some((at, read))
+            })
+            .collect();
+        PassLines { lo, hi, places }
     }
+
+    /// The start in `lowest..=first` of a `width`-byte window that reaches into the fewest lines the pass does not
+    /// read, summed over the places; the highest among equals.
+    fn place(&self, lowest: isize, first: isize, width: isize) -> isize {
+        // Between starts `a` and `a + 1` the count changes only where, at some place, the window's first byte ends
+        // a line or its last byte does: the highest start of each stretch of equal counts is one of those starts or
+        // `first`, and no other start needs counting (the planner places every window of every pass; counting every
+        // start took most of its time).
+        let breaks = self.places.iter().fold(0u64, |m, &(at, _)| {
+            m | 1 << (LINE as isize - 1 - at).rem_euclid(LINE as isize) | 1 << (-(at + width)).rem_euclid(LINE as isize)
+        });
+        (lowest..=first)
+            .rev()
+            .filter(|&a| a == first || breaks >> a.rem_euclid(LINE as isize) & 1 == 1)
+            .min_by_key(|&a| self.unread(a, width))
+            .unwrap_or(first)
+    }
+
+    /// The lines a `width`-byte window from `a` reaches into that the pass does not read, summed over the places.
+    fn unread(&self, a: isize, width: isize) -> usize {
+        let lines = |(at, read): &(isize, Vec<isize>)| {
+            (line(a + at)..=line(a + at + width - 1)).filter(|l| read.binary_search(l).is_err()).count()
+        };
+        self.places.iter().map(lines).sum()
+    }
+
+    /// The lines of a pass whose pointer is `line_at` into its line in every call.
+    #[cfg(test)]
+    pub(crate) fn at(offsets: &[i32], esize: usize, lo: isize, hi: isize, line_at: usize) -> PassLines {
+        PassLines::new(offsets, esize, PassSource { lo, hi, line_at, line_step: LINE })
+    }
+}
+
+/// The cache line of source byte `x` (relative to a line start).
+fn line(x: isize) -> isize {
+    x.div_euclid(LINE as isize)
 }
 
 /// The most places in their lines that the passes of a table may start at for [`cover`] to place windows by them
@@ -510,35 +579,14 @@ fn cover(
     pass_bytes: usize,
     at: impl Iterator<Item = usize>,
     width: usize,
-    PassSource { lo, hi, line_at, line_step }: PassSource,
+    source: &PassLines,
     limit: usize,
 ) -> Option<Vec<(Vec<isize>, Vec<(usize, u8)>)>> {
+    let (lo, hi) = (source.lo, source.hi);
     if pass_bytes < width || hi - lo < width as isize {
         return None;
     }
     let w = width as isize;
-    // Per place a pass starts at in its line: how to find an offset's line, and the lines the pass reads there
-    // (sorted, distinct; a window that reaches into none but these costs nothing).
-    let line = |x: isize| x.div_euclid(LINE as isize);
-    let phases = LINE / line_step;
-    let places: Vec<(isize, Vec<isize>)> = (0..if phases <= PLACED_MAX_PHASES { phases } else { 0 })
-        .map(|k| {
-            let at = ((line_at + k * line_step) % LINE) as isize;
-            let mut read: Vec<isize> = offsets
-                .iter()
-                .flat_map(|&o| [line(o as isize + at), line(o as isize + at + esize as isize - 1)])
-                .collect();
-            read.sort_unstable();
-            read.dedup();
-            (at, read)
-        })
-        .collect();
-    let unread = |a: isize| -> usize {
-        let lines = |(at, read): &(isize, Vec<isize>)| {
-            (line(a + at)..=line(a + at + w - 1)).filter(|l| read.binary_search(l).is_err()).count()
-        };
-        places.iter().map(lines).sum()
-    };
     let mut chunks = Vec::new();
     for at in at {
         if at + width > pass_bytes {
@@ -558,7 +606,7 @@ fn cover(
             // (and `lo`) up to `first` holds the same bytes from `s` on; the lowest count of lines the pass does not
             // otherwise read wins, the highest start among equals.
             let last = sorted[i..].iter().take_while(|&&x| x < first + w).last().copied().unwrap_or(s);
-            let start = ((last - w + 1).max(lo)..=first).rev().min_by_key(|&a| unread(a)).unwrap_or(first);
+            let start = source.place((last - w + 1).max(lo), first, w);
             starts.push(start);
             if starts.len() > limit {
                 return None;
@@ -594,7 +642,7 @@ impl Chunks {
     /// The shuffle form of a pass, or `None` when a chunk needs more windows than pay off for `esize`-byte
     /// elements (gathers of 4-8 byte elements from far apart are as fast as scalar moves), the pass is shorter
     /// than one chunk, or its source interval is shorter than one window.
-    fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: PassSource) -> Option<Chunks> {
+    fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: &PassLines) -> Option<Chunks> {
         let (lo, hi) = (source.lo, source.hi);
         // A window costs a load and a shuffle: up to 8 for 16 one-byte elements (each would otherwise be a table
         // load, a load and a store), down to 1 for two 8-byte elements.
@@ -656,7 +704,7 @@ impl Chunks64 {
     /// window per element of a chunk for 2-8 byte elements: a pair of windows costs two loads and a permute, a
     /// chunk walked one element at a time a table load, a load and a store each), the pass is shorter than 64
     /// bytes or its source interval is.
-    pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: PassSource) -> Option<Chunks64> {
+    pub(crate) fn build(offsets: &[i32], esize: usize, pass_bytes: usize, source: &PassLines) -> Option<Chunks64> {
         let (lo, hi) = (source.lo, source.hi);
         let limit = (32 / esize).clamp(1, MAX_WINDOWS64);
         let per_chunk = cover(offsets, esize, pass_bytes, chunk_starts(pass_bytes, 64), 64, source, limit)?;
@@ -845,6 +893,54 @@ mod tests {
         assert_eq!(run_chunks(&blind_chunks, &src, -lo, pass_bytes), expected);
     }
 
+    #[test]
+    fn placing_by_the_starts_where_a_count_changes_equals_counting_every_start() {
+        // Pseudo-random passes (1-8 byte elements, sparse and dense offsets, every place step) and windows of 16
+        // and 64 bytes: the start `place` picks is the one an exhaustive search picks, the highest of the fewest.
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for _ in 0..400 {
+            let esize = 1 << next(4);
+            let spread = 1 + next(200) as i32;
+            let offsets: Vec<i32> = (0..1 + next(40)).map(|_| next(spread as u64 * 8) as i32 * esize as i32).collect();
+            let hi = *offsets.iter().max().unwrap() as isize + esize as isize + next(70) as isize;
+            let source = PassSource { lo: 0, hi, line_at: next(64) as usize, line_step: 1 << next(7) };
+            let lines = PassLines::new(&offsets, esize, source);
+            // Each place's lines are those some element's bytes lie in; a place is left out only where the pass
+            // reads every line of its interval.
+            let phases = LINE / source.line_step;
+            for k in 0..if phases <= PLACED_MAX_PHASES { phases } else { 0 } {
+                let at = ((source.line_at + k * source.line_step) % LINE) as isize;
+                let read: std::collections::BTreeSet<isize> = offsets
+                    .iter()
+                    .flat_map(|&o| (o as isize..o as isize + esize as isize).map(|b| line(b + at)))
+                    .collect();
+                match lines.places.iter().find(|p| p.0 == at) {
+                    Some((_, kept)) => assert_eq!(kept, &read.into_iter().collect::<Vec<_>>()),
+                    None => assert_eq!(read.len() as isize, line(hi - 1 + at) - line(at) + 1),
+                }
+            }
+            for width in [16isize, 64] {
+                if hi < width {
+                    continue;
+                }
+                let first = next((hi - width + 1) as u64) as isize;
+                let lowest = (first - next(width as u64) as isize).max(0);
+                let every = (lowest..=first).rev().min_by_key(|&a| lines.unread(a, width)).unwrap();
+                assert_eq!(
+                    lines.place(lowest, first, width),
+                    every,
+                    "{offsets:?} {source:?} {width} {lowest}..={first}"
+                );
+            }
+        }
+    }
+
     /// Runs a pass the way the 64-byte kernel does, in safe code: per chunk, each window's bytes under its mask.
     fn run_chunks64(c: &Chunks64, src: &[u8], base: isize, pass_bytes: usize) -> Vec<u8> {
         let mut out = vec![0u8; pass_bytes];
@@ -871,8 +967,13 @@ mod tests {
         let plan = TablePlan::build(&mut dims, esize, false, 0).unwrap();
         let pass_bytes = plan.per * plan.block * esize;
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c =
-            Chunks64::build(&plan.table.offsets, esize, pass_bytes, PassSource::at(lo, hi, 0)).expect("a 64-byte form");
+        let c = Chunks64::build(
+            &plan.table.offsets,
+            esize,
+            pass_bytes,
+            &PassLines::at(&plan.table.offsets, esize, lo, hi, 0),
+        )
+        .expect("a 64-byte form");
         assert_eq!(c.windows, windows);
         assert!(c.starts.iter().all(|&s| lo <= s as isize && s as isize + 64 <= hi));
         let src: Vec<u8> = (0..hi - lo).map(|i| (i * 7 % 251) as u8).collect();
@@ -918,7 +1019,13 @@ mod tests {
         let mut dims = vec![TDim { n: 24, src: 690, dst: 42 }, TDim { n: 42, src: 1, dst: 1 }];
         let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
         let (lo, hi) = pass_interval(plan.per, plan.row_src, plan.hull);
-        let c64 = Chunks64::build(&plan.table.offsets, 1, plan.per * plan.block, PassSource::at(lo, hi, 0)).unwrap();
+        let c64 = Chunks64::build(
+            &plan.table.offsets,
+            1,
+            plan.per * plan.block,
+            &PassLines::at(&plan.table.offsets, 1, lo, hi, 0),
+        )
+        .unwrap();
         assert_eq!((c64.windows, plan.table.chunks.as_ref().map(|c| c.windows)), (4, Some(2)));
         assert!(plan.table.chunks64.is_none());
     }
@@ -928,13 +1035,13 @@ mod tests {
         // u64 elements each from another row 1000 elements apart: 8 windows per chunk of 8 elements, above the
         // limit of 4 for 8-byte elements.
         let offsets: Vec<i32> = (0..64).map(|i| i * 8000).collect();
-        assert!(Chunks64::build(&offsets, 8, 512, PassSource::at(0, 63 * 8000 + 8, 0)).is_none());
+        assert!(Chunks64::build(&offsets, 8, 512, &PassLines::at(&offsets, 8, 0, 63 * 8000 + 8, 0)).is_none());
         // A pass of 48 bytes.
         let offsets: Vec<i32> = (0..48).rev().collect();
-        assert!(Chunks64::build(&offsets, 1, 48, PassSource::at(0, 48, 0)).is_none());
+        assert!(Chunks64::build(&offsets, 1, 48, &PassLines::at(&offsets, 1, 0, 48, 0)).is_none());
         // A source interval shorter than a window (a broadcast of 4 bytes).
         let offsets: Vec<i32> = (0..128).map(|i| i % 4).collect();
-        assert!(Chunks64::build(&offsets, 1, 128, PassSource::at(0, 4, 0)).is_none());
+        assert!(Chunks64::build(&offsets, 1, 128, &PassLines::at(&offsets, 1, 0, 4, 0)).is_none());
     }
 
     #[test]

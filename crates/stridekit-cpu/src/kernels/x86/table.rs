@@ -1035,8 +1035,13 @@ mod tests {
             let plan = TablePlan::build(&mut dims, 1, true, 0).unwrap();
             let pass_bytes = plan.per * plan.block;
             let (lo, hi) = crate::table::pass_interval(plan.per, plan.row_src, plan.hull);
-            let c = Chunks64::build(&plan.table.offsets, 1, pass_bytes, crate::table::PassSource::at(lo, hi, 0))
-                .expect("a 64-byte form");
+            let c = Chunks64::build(
+                &plan.table.offsets,
+                1,
+                pass_bytes,
+                &crate::table::PassLines::at(&plan.table.offsets, 1, lo, hi, 0),
+            )
+            .expect("a 64-byte form");
             assert_eq!(c.windows, windows, "every {k}th byte");
             let (src, at, expected) = pass_source(&plan, 1);
             let mut out = vec![0u8; pass_bytes];
