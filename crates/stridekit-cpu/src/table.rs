@@ -471,11 +471,14 @@ impl PassLines {
     /// The lines of a pass of elements at `offsets` (bytes from its pointer, `esize` bytes each) from `source`.
     pub(crate) fn new(offsets: &[i32], esize: usize, source: PassSource) -> PassLines {
         let PassSource { lo, hi, line_at, line_step } = source;
-        let phases = LINE / line_step;
+        let phases = match LINE / line_step {
+            phases if phases <= PLACED_MAX_PHASES => phases,
+            _ => return PassLines { lo, hi, places: Vec::new() },
+        };
         let mut sorted = offsets.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
-        let places = (0..if phases <= PLACED_MAX_PHASES { phases } else { 0 })
+        let places = (0..phases)
             .filter_map(|k| {
                 let at = ((line_at + k * line_step) % LINE) as isize;
                 // An element's bytes lie in one line or two consecutive ones, and the elements rise: each line not
@@ -588,13 +591,16 @@ fn cover(
     }
     let w = width as isize;
     let mut chunks = Vec::new();
+    // Each chunk's source bytes in destination order and sorted (the buffers reused from chunk to chunk).
+    let (mut sources, mut sorted) = (Vec::with_capacity(width), Vec::with_capacity(width));
     for at in at {
         if at + width > pass_bytes {
             return None;
         }
-        let sources: Vec<isize> =
-            (at..at + width).map(|byte| offsets[byte / esize] as isize + (byte % esize) as isize).collect();
-        let mut sorted = sources.clone();
+        sources.clear();
+        sources.extend((at..at + width).map(|byte| offsets[byte / esize] as isize + (byte % esize) as isize));
+        sorted.clear();
+        sorted.extend_from_slice(&sources);
         sorted.sort_unstable();
         let mut starts: Vec<isize> = Vec::new();
         for (i, &s) in sorted.iter().enumerate() {
