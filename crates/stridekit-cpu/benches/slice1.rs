@@ -3,10 +3,15 @@
 //! (2 x output bytes), so the numbers read as GB/s comparable with `stridekit bench`. The file is read with the one
 //! definition of the case schema, `stridekit::ops::case::Slice1Case` (`stridekit bench --cases bench/criterion.json`
 //! runs the same cases).
+//!
+//! The `prepare` group times `PreparedSlice1::new` alone on shapes that take the table kernel with shuffle forms,
+//! whose windows the planner places one by one (`table::cover`): what a caller that does not keep its prepared
+//! operator pays on every call (`cargo bench -p stridekit-cpu -- prepare`).
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use std::hint::black_box;
 use stridekit::ops::case::Slice1Case;
+use stridekit::{BufferTensorDesc, DataType, Slice1Desc};
 use stridekit_cpu::{CpuBuffer, ExecOptions, PreparedSlice1};
 
 fn cases() -> Vec<Slice1Case> {
@@ -45,5 +50,55 @@ fn slice1(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, slice1);
+/// Shapes whose plans build table shuffle forms: 8 planes of bytes into 8-byte pixels (90 pixels per image, the
+/// second image one byte later), every other byte of three from rows read bottom-up into padded rows, and 7-byte runs
+/// of 11 rows from blocks 5491 bytes apart (`tests/kernels.rs` has each).
+fn prepare_cases() -> Vec<(&'static str, Slice1Desc)> {
+    let desc = |dt, in_sizes: &[u32], offsets: &[u32], windows: &[u32], strides: &[i32], out: &[u32], out_strides| {
+        Slice1Desc {
+            input: BufferTensorDesc::new(dt, in_sizes, None).expect("bench tensor"),
+            output: BufferTensorDesc::new(dt, out, out_strides).expect("bench tensor"),
+            input_window_offsets: offsets.to_vec(),
+            input_window_sizes: windows.to_vec(),
+            input_window_strides: strides.to_vec(),
+        }
+    };
+    let pixels: &[u32] = &[8 * 2 * 45 + 1, 1, 45 * 8, 8];
+    vec![
+        (
+            "planes_to_pixels_u8",
+            desc(DataType::Uint8, &[2, 8, 2, 45], &[0; 4], &[2, 8, 2, 45], &[1; 4], &[2, 8, 2, 45], Some(pixels)),
+        ),
+        (
+            "rows_bottom_up_u8",
+            desc(
+                DataType::Uint8,
+                &[104, 32, 8],
+                &[0, 0, 5],
+                &[102, 32, 3],
+                &[-3, 1, 2],
+                &[34, 32, 2],
+                Some(&[64, 1, 32]),
+            ),
+        ),
+        (
+            "runs_far_apart_u8",
+            desc(DataType::Uint8, &[34, 17, 19, 17], &[0, 16, 0, 9], &[34, 1, 11, 7], &[1; 4], &[34, 1, 11, 7], None),
+        ),
+    ]
+}
+
+fn prepare(c: &mut Criterion) {
+    let mut group = c.benchmark_group("prepare");
+    group.sample_size(20);
+    for (name, desc) in prepare_cases() {
+        let plan = desc.validate().expect("bench case is valid");
+        group.bench_function(name, |b| {
+            b.iter(|| PreparedSlice1::new(black_box(&plan), ExecOptions::with_threads(1)).expect("compiles"))
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, slice1, prepare);
 criterion_main!(benches);
