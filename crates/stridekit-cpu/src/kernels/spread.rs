@@ -110,11 +110,16 @@ impl Schedule<'_> {
     }
 }
 
-/// Requests the line at `p` (a hint: it never faults, and `wrapping_offset` keeps any address computation defined).
+/// Requests the line at `p` (a hint: it never faults, and `wrapping_offset` keeps any address computation defined)
+/// into L2 (`prefetcht1`), not L1: a table's next pass is a pass away, and its lines, far apart, held L1's miss
+/// buffers while the pass's own loads waited behind them. Measured on the Zen 4 of `docs/PERFORMANCE.md`'s
+/// fifty-eighth round, each case in its own process, ABBA rounds, time ratios L2 / L1: the 126 sweep tables of seeds
+/// 1-3 that request lines (not `followed`) 0.956 (three rounds; the 22 extremes over five: 0.85, sweep2_199 and
+/// sweep3_191 0.50-0.51, the slowest 1.28, sweep1_196), held out the 134 of seeds 4-6 0.969 (0.44-1.59).
 #[inline]
 fn request(p: *const u8) {
     #[cfg(target_arch = "x86_64")]
-    super::x86::prefetch_lines(p, &[0]);
+    super::x86::prefetch_line_l2(p);
     let _ = p;
 }
 
