@@ -292,7 +292,8 @@ impl TablePlan {
             debug_assert!(offsets.iter().all(|&o| lo <= o as isize && o as isize + esize as isize <= hi));
             let pass_step = if rows > per { line_step((per as i64).wrapping_mul(row_src)) } else { LINE };
             let source = PassSource { lo, hi, line_at, line_step: outer_step.min(pass_step) };
-            let source = if simd { Some(PassLines::new(&offsets, esize, source)) } else { None };
+            let sorted = sorted_distinct(&offsets);
+            let source = if simd { Some(PassLines::new(&sorted, esize, source)) } else { None };
             let chunks = source.as_ref().and_then(|s| Chunks::build(&offsets, esize, pass_bytes, s));
             let chunks64 = if let Some(s) = source.as_ref().filter(|_| crate::kernels::wide_permutes()) {
                 Chunks64::build(&offsets, esize, pass_bytes, s)
@@ -301,7 +302,7 @@ impl TablePlan {
                 None
             };
             let table = Table {
-                lines: prefetch_lines(&offsets, esize),
+                lines: prefetch_lines(&sorted, esize),
                 followed: followed(&offsets, esize, (lo, hi), per as i64 * row_src, row_src, block_bytes),
                 row_shuffle: if simd && per == 1 { RowShuffle::build(&offsets, esize, hull as usize) } else { None },
                 offsets,
@@ -381,14 +382,20 @@ fn spaced_rows(rows: u64, row_src: i64, row_dst: i64, block_bytes: i64, esize: u
 const PREFETCH_MIN_LINES: usize = 4;
 const PREFETCH_MAX_LINES: usize = 256;
 
-/// [`Table::lines`] of a pass with these element offsets: a greedy cover of the sorted element bytes by 64-byte
-/// spans, each starting at its lowest uncovered byte (a span may straddle two lines, so a line can be missed:
-/// prefetches are hints).
-fn prefetch_lines(offsets: &[i32], esize: usize) -> Vec<i32> {
+/// A pass's element offsets sorted, each once: what [`prefetch_lines`] and [`PassLines::new`] read.
+fn sorted_distinct(offsets: &[i32]) -> Vec<i32> {
     let mut sorted = offsets.to_vec();
     sorted.sort_unstable();
+    sorted.dedup();
+    sorted
+}
+
+/// [`Table::lines`] of a pass with these element offsets (sorted, [`sorted_distinct`]): a greedy cover of the
+/// element bytes by 64-byte spans, each starting at its lowest uncovered byte (a span may straddle two lines, so a
+/// line can be missed: prefetches are hints).
+fn prefetch_lines(sorted: &[i32], esize: usize) -> Vec<i32> {
     let mut lines: Vec<i32> = Vec::new();
-    for o in sorted {
+    for &o in sorted {
         let last = o.saturating_add(esize as i32 - 1);
         if lines.last().is_none_or(|&l| last >= l.saturating_add(64)) {
             lines.push(o);
@@ -427,7 +434,6 @@ fn followed(
     if !(backward || reads_more) || pass_src.unsigned_abs() >= (hi - lo) as u64 + 64 {
         return false;
     }
-    let line = |b: isize| b.div_euclid(64);
     let span = (line(hi - 1) - line(lo) + 1) as usize;
     let mut touched: Vec<isize> =
         offsets.iter().flat_map(|&o| [line(o as isize), line(o as isize + esize as isize - 1)]).collect();
@@ -468,23 +474,21 @@ pub(crate) struct PassLines {
 }
 
 impl PassLines {
-    /// The lines of a pass of elements at `offsets` (bytes from its pointer, `esize` bytes each) from `source`.
-    pub(crate) fn new(offsets: &[i32], esize: usize, source: PassSource) -> PassLines {
+    /// The lines of a pass of elements at `sorted` (bytes from its pointer, `esize` bytes each; sorted and distinct,
+    /// [`sorted_distinct`]) from `source`.
+    pub(crate) fn new(sorted: &[i32], esize: usize, source: PassSource) -> PassLines {
         let PassSource { lo, hi, line_at, line_step } = source;
         let phases = match LINE / line_step {
             phases if phases <= PLACED_MAX_PHASES => phases,
             _ => return PassLines { lo, hi, places: Vec::new() },
         };
-        let mut sorted = offsets.to_vec();
-        sorted.sort_unstable();
-        sorted.dedup();
         let places = (0..phases)
             .filter_map(|k| {
                 let at = ((line_at + k * line_step) % LINE) as isize;
                 // An element's bytes lie in one line or two consecutive ones, and the elements rise: each line not
                 // above the last one kept is already there.
                 let mut read: Vec<isize> = Vec::new();
-                for &o in &sorted {
+                for &o in sorted {
                     for l in [line(o as isize + at), line(o as isize + at + esize as isize - 1)] {
                         if read.last().is_none_or(|&x| l > x) {
                             read.push(l);
@@ -550,7 +554,7 @@ impl PassLines {
     /// The lines of a pass whose pointer is `line_at` into its line in every call.
     #[cfg(test)]
     pub(crate) fn at(offsets: &[i32], esize: usize, lo: isize, hi: isize, line_at: usize) -> PassLines {
-        PassLines::new(offsets, esize, PassSource { lo, hi, line_at, line_step: LINE })
+        PassLines::new(&sorted_distinct(offsets), esize, PassSource { lo, hi, line_at, line_step: LINE })
     }
 }
 
@@ -940,7 +944,7 @@ mod tests {
             let offsets: Vec<i32> = (0..1 + next(40)).map(|_| next(spread as u64 * 8) as i32 * esize as i32).collect();
             let hi = *offsets.iter().max().unwrap() as isize + esize as isize + next(70) as isize;
             let source = PassSource { lo: 0, hi, line_at: next(64) as usize, line_step: 1 << next(7) };
-            let lines = PassLines::new(&offsets, esize, source);
+            let lines = PassLines::new(&sorted_distinct(&offsets), esize, source);
             // Each place's lines are those some element's bytes lie in; a place is left out only where the pass
             // reads every line of its interval.
             let phases = LINE / source.line_step;
