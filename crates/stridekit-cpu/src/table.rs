@@ -46,8 +46,8 @@ pub(crate) struct Table {
     /// The 64-byte form of a full pass, on CPUs with AVX-512 VBMI (`crate::kernels::wide_permutes`), when every
     /// chunk fits [`MAX_WINDOWS`] windows; the kernel takes it before [`chunks`](Self::chunks).
     pub chunks64: Option<Chunks64>,
-    /// Source offsets of one full pass at least a cache line apart that together cover (nearly) every line it
-    /// reads, rising: the kernel prefetches the next pass's lines with them (rows a line or more apart defeat the
+    /// Source offsets of one full pass, rising, whose lines are the lines it reads wherever in its line the pass
+    /// starts ([`prefetch_lines`]): the kernel prefetches the next pass's lines with them (rows a line or more apart defeat the
     /// hardware prefetcher; a pass reading 4 of every 12 lines backwards ran at 0.04 of the roofline). Empty when a
     /// pass reads few lines or many (its own loads then overlap enough, or the next pass would not fit L1).
     pub lines: Vec<i32>,
@@ -377,6 +377,10 @@ fn spaced_rows(rows: u64, row_src: i64, row_dst: i64, block_bytes: i64, esize: u
     rows >= SPACED_MIN_ROWS as u64 && row_src != 0 && row_dst.unsigned_abs() >= block_bytes.unsigned_abs() && !partner
 }
 
+/// How far past the last 64-byte grid point of a cluster of bytes its end must lie for [`prefetch_lines`] to request
+/// it too: an element's own last bytes (elements are at most 8 bytes) are not requested on their own.
+const END_MIN_BYTES: i64 = 8;
+
 /// The fewest lines a pass must read for [`Table::lines`] to prefetch them, and the most (256 lines: 16 KiB, half
 /// of L1).
 const PREFETCH_MIN_LINES: usize = 4;
@@ -390,21 +394,60 @@ fn sorted_distinct(offsets: &[i32]) -> Vec<i32> {
     sorted
 }
 
-/// [`Table::lines`] of a pass with these element offsets (sorted, [`sorted_distinct`]): a greedy cover of the
-/// element bytes by 64-byte spans, each starting at its lowest uncovered byte (a span may straddle two lines, so a
-/// line can be missed: prefetches are hints).
+/// [`Table::lines`] of a pass with these element offsets (sorted, [`sorted_distinct`]): addresses, relative to the
+/// pass's pointer, whose lines are every line the pass reads wherever in its line that pointer lies (the pointer of
+/// each pass is `row_src` bytes on from the last one, so it takes many places in its line).
+///
+/// The element bytes are taken in clusters, split where more than a line's worth of bytes lies unread between two
+/// elements; a cluster of bytes `a ..= b` is requested at `a, a + 64, ...` up to `b` and at `b` itself: a 64-byte line
+/// meeting `a ..= b` holds exactly one point of the 64-byte grid from `a`, which is either inside the cluster or past
+/// `b`, and then the line holds `b`. The end is not requested when it lies fewer than [`END_MIN_BYTES`] past the
+/// last grid point: it is in another line for fewer than 8 of the 64 places, not worth a second request for each
+/// element of a sparse pass. The earlier cover (a request at each span's lowest byte, spans of 64 bytes) missed the line
+/// holding the end of every span the pointer's place pushed across a line: rows of 177 bytes 5491 bytes apart
+/// (sweep1_141) were requested at 3 of the 3-4 lines each row reads, and each pass waited on the missed ones
+/// (`docs/PERFORMANCE.md`, fifty-ninth round).
+///
+/// Whether a pass is prefetched at all still counts its lines as the greedy 64-byte spans do (between
+/// [`PREFETCH_MIN_LINES`] and [`PREFETCH_MAX_LINES`]), so the same tables prefetch as before.
 fn prefetch_lines(sorted: &[i32], esize: usize) -> Vec<i32> {
-    let mut lines: Vec<i32> = Vec::new();
+    let mut spans = 0usize;
+    let mut span_start: Option<i64> = None;
+    let mut requests: Vec<i32> = Vec::new();
+    let mut cluster: Option<(i64, i64)> = None;
+    let e = esize as i64;
+    let close = |(a, b): (i64, i64), requests: &mut Vec<i32>| {
+        let mut at = a;
+        while at <= b {
+            requests.push(at as i32);
+            at += 64;
+        }
+        if b - (at - 64) >= END_MIN_BYTES {
+            requests.push(b as i32);
+        }
+    };
     for &o in sorted {
-        let last = o.saturating_add(esize as i32 - 1);
-        if lines.last().is_none_or(|&l| last >= l.saturating_add(64)) {
-            lines.push(o);
-            if lines.len() > PREFETCH_MAX_LINES {
+        let (o, last) = (i64::from(o), i64::from(o) + e - 1);
+        if span_start.is_none_or(|l| last >= l + 64) {
+            span_start = Some(o);
+            spans += 1;
+            if spans > PREFETCH_MAX_LINES {
                 return Vec::new();
             }
         }
+        cluster = match cluster {
+            Some((a, b)) if o - b <= 64 => Some((a, b.max(last))),
+            Some(done) => {
+                close(done, &mut requests);
+                Some((o, last))
+            }
+            None => Some((o, last)),
+        };
     }
-    if lines.len() < PREFETCH_MIN_LINES { Vec::new() } else { lines }
+    if let Some(done) = cluster {
+        close(done, &mut requests);
+    }
+    if spans < PREFETCH_MIN_LINES { Vec::new() } else { requests }
 }
 
 /// Whether the passes of a call (consecutive rows `row_src` bytes apart, `block_bytes` written per row) read one
@@ -925,6 +968,70 @@ mod tests {
             offsets.iter().flat_map(|&o| &src[(o as isize - lo) as usize..][..4]).copied().collect();
         assert_eq!(run_chunks(&placed_chunks, &src, -lo, pass_bytes), expected);
         assert_eq!(run_chunks(&blind_chunks, &src, -lo, pass_bytes), expected);
+    }
+
+    #[test]
+    fn prefetch_requests_reach_every_line_a_pass_reads_wherever_it_starts() {
+        // Pseudo-random passes of 1-8 byte elements, alone or in runs, sparse and dense: at every place of the
+        // pass's pointer in its line, each request lands in a line the pass reads, and each line the pass reads
+        // holds a request, but for the line of a cluster's last bytes fewer than END_MIN_BYTES past its last grid
+        // point (at most 7 bytes: the tail of one element).
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        let mut checked = 0;
+        for _ in 0..400 {
+            let esize = 1usize << next(4);
+            let (run, spread) = (1 + next(40) as i32, 1 + next(300) as i32);
+            let offsets: Vec<i32> = (0..1 + next(30))
+                .flat_map(|_| {
+                    let start = next(spread as u64 * 16) as i32 * esize as i32;
+                    (0..run).map(move |i| start + i * esize as i32)
+                })
+                .collect();
+            let sorted = sorted_distinct(&offsets);
+            let requests = prefetch_lines(&sorted, esize);
+            if requests.is_empty() {
+                continue;
+            }
+            checked += 1;
+            // The clusters' last bytes within END_MIN_BYTES of their last grid point may be missed.
+            let bytes: std::collections::BTreeSet<i64> =
+                sorted.iter().flat_map(|&o| i64::from(o)..i64::from(o) + esize as i64).collect();
+            for at in 0..LINE as i64 {
+                let line_of = |b: i64| (b + at).div_euclid(LINE as i64);
+                let read: std::collections::BTreeSet<i64> = bytes.iter().map(|&b| line_of(b)).collect();
+                let asked: std::collections::BTreeSet<i64> = requests.iter().map(|&r| line_of(i64::from(r))).collect();
+                assert!(asked.is_subset(&read), "a request outside the pass's lines at place {at}");
+                for &b in &bytes {
+                    if asked.contains(&line_of(b)) {
+                        continue;
+                    }
+                    // A missed line holds only bytes fewer than END_MIN_BYTES past the request below them.
+                    let below = requests.iter().map(|&r| i64::from(r)).filter(|&r| r <= b).max();
+                    assert!(
+                        below.is_some_and(|r| b > r && b - r < END_MIN_BYTES),
+                        "byte {b} (esize {esize}, run {run}) unrequested at place {at}: requests {requests:?}"
+                    );
+                }
+            }
+        }
+        assert!(checked > 100, "{checked} passes prefetched");
+        // The rows of sweep1_141: 11 runs of 7 bytes 17 apart (177 bytes), rows 5491 bytes apart, 13 rows a pass.
+        // Each row reads 3 or 4 lines by its place; the requests reach all of them at every place.
+        let offsets: Vec<i32> =
+            (0..13).flat_map(|r| (0..11).flat_map(move |q| (0..7).map(move |x| r * 5491 + q * 17 + x))).collect();
+        let requests = prefetch_lines(&sorted_distinct(&offsets), 1);
+        for at in 0..64i64 {
+            for &o in &offsets {
+                let line = (i64::from(o) + at).div_euclid(64);
+                assert!(requests.iter().any(|&r| (i64::from(r) + at).div_euclid(64) == line), "place {at}, byte {o}");
+            }
+        }
     }
 
     #[test]
