@@ -519,7 +519,11 @@ fn prefetch_next_call(src: *const u8, dst: *mut u8, ctx: Ctx) {
         if let Some(at) = next.src {
             let first = src.wrapping_offset(at);
             for k in 0..next.runs as isize {
-                super::x86::prefetch_bytes(first.wrapping_offset(k * next.step), next.per_run);
+                super::x86::prefetch_bytes(
+                    first.wrapping_offset(k * next.step),
+                    next.per_run,
+                    super::x86::Level::of(ctx.nt),
+                );
             }
         }
         if let Some((at, len)) = next.dst

@@ -196,7 +196,8 @@ unsafe fn rows_any(
         return;
     }
     let ahead = requests_ahead(s, ctx);
-    let walk = Walk { src: (src, s), dst: (dst, d), rows, bytes, next: if ahead { next } else { None }, dst_reach };
+    let next = if ahead { next } else { None };
+    let walk = Walk { src: (src, s), dst: (dst, d), rows, bytes, next, dst_reach, nt: ctx.nt };
     // One instance per kind of request, so that a loop without requests tests nothing per run.
     macro_rules! plain {
         ($f:ident) => {
@@ -241,6 +242,8 @@ struct Walk {
     bytes: usize,
     next: Option<*const u8>,
     dst_reach: usize,
+    /// Whether the copy streams: its requests then go to L2 (`x86::Level`).
+    nt: bool,
 }
 
 /// [`rows_plain`] compiled for AVX2: the fixed-size moves of runs of 32 bytes and more take 32-byte vectors (the
@@ -280,7 +283,7 @@ unsafe fn long_runs<const REQUEST: bool>(
         #[cfg(target_arch = "x86_64")]
         if REQUEST && ((r + LONG_RUNS_AHEAD) as usize) < walk {
             // A hint: it never faults.
-            x86::prefetch_bytes(src.wrapping_offset((r + LONG_RUNS_AHEAD) * s), bytes);
+            x86::prefetch_bytes(src.wrapping_offset((r + LONG_RUNS_AHEAD) * s), bytes, x86::Level::of(ctx.nt));
         }
         // SAFETY: run r of the caller's ranges (bytes long at src + r s and dst + r d); the sides do not overlap.
         unsafe { copy_bytes(src.offset(r * s), dst.offset(r * d), bytes, ctx) };
@@ -399,7 +402,7 @@ const PREFETCH_AHEAD: isize = 16;
 /// As for [`rows`], with `W <= bytes <= 2 W`.
 #[inline(always)]
 unsafe fn rows_with<const W: usize, const AHEAD: bool, const DST: bool>(walk: Walk) {
-    let Walk { src: (src, s), dst: (dst, d), rows, bytes, next, dst_reach } = walk;
+    let Walk { src: (src, s), dst: (dst, d), rows, bytes, next, dst_reach, nt } = walk;
     debug_assert!(W <= bytes && bytes <= 2 * W);
     let tail = bytes - W;
     // Runs this far from the end request the next call's runs (with `next`; requests are x86 only).
@@ -424,7 +427,7 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool, const DST: bool>(walk: Wa
                 _ => src.wrapping_offset((r + PREFETCH_AHEAD) * s),
             };
             let (three, two) = ([0, 64, bytes as i32 - 1], [0, bytes as i32 - 1]);
-            x86::prefetch_lines(next, if W == 64 { &three } else { &two });
+            x86::prefetch_lines(next, if W == 64 { &three } else { &two }, x86::Level::of(nt));
         }
         // SAFETY: run r spans bytes 0 .. bytes from src + r s and dst + r d (the caller's ranges); the moves cover
         // 0 .. W and tail .. tail + W = bytes, both inside the run.

@@ -356,7 +356,8 @@ unsafe fn with_partner<T: Elem>(
         #[cfg(target_arch = "x86_64")]
         if ctx.simd == Simd::Avx2 && x86::table_tiles_fit(n, c.na, c.a_src, c.a_dst, e) {
             let dst_ahead = x86::dst_ahead(c.na, c.a_dst, n * e);
-            let p = x86::Partner { na: c.na, a_src: c.a_src, a_dst: c.a_dst, end, ahead: spread, dst_ahead };
+            let ahead = spread.then_some(x86::Level::of(ctx.nt));
+            let p = x86::Partner { na: c.na, a_src: c.a_src, a_dst: c.a_dst, end, ahead, dst_ahead };
             // SAFETY: AVX2 detected; rows r .. r + k of the caller's footprint: each of the n offsets from `s`,
             // extended by na - 1 steps of a_src bytes, and n contiguous elements at `d + a * a_dst` for every
             // a < na; every byte from the lowest offset up to `end` lies in the pass's interval, inside that
@@ -437,7 +438,8 @@ unsafe fn staged_tiles<T: Elem>(
             true => ((m - 1) * row, -(row as isize), dst.wrapping_offset((g1 - 1) as isize * c.a_dst)),
             false => (0, row as isize, dst.wrapping_offset(g0 as isize * c.a_dst)),
         };
-        let p = x86::Partner { na: m, a_src: c.a_src, a_dst: step, end: end - at, ahead: spread, dst_ahead: None };
+        let ahead = spread.then_some(x86::Level::of(ctx.nt));
+        let p = x86::Partner { na: m, a_src: c.a_src, a_dst: step, end: end - at, ahead, dst_ahead: None };
         // SAFETY: AVX2 detected; steps g0 .. g1 of every offset (their source lies in the caller's footprint, from
         // `src + at`); `table_tiles_fit` holds for m steps: m >= min(group, na) >= 2 tiles, and `staged_group`
         // checked it for `group` steps (from a tile and one step on, more steps fit as well); the stage holds

@@ -134,7 +134,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
             // Fewer rows than a tile: the table's partner tiles, pixel by pixel.
             // SAFETY: as above; the bytes between source elements lie inside the source range's allocation
             // (execute_raw's contract).
-            unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src, e) };
+            unsafe { x86::transpose_partner::<T>(s, d, na, ad, nb, b_src, e, x86::Level::of(ctx.nt)) };
             return;
         }
         if x86::transpose_short_fits(na, nb, b_src, T::SIZE) {
@@ -142,7 +142,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
             // stored.
             // SAFETY: as above; the bytes between source elements lie inside the source range's allocation
             // (execute_raw's contract).
-            unsafe { x86::transpose_short::<T>(s, d, na, ad, nb, b_src) };
+            unsafe { x86::transpose_short::<T>(s, d, na, ad, nb, b_src, x86::Level::of(ctx.nt)) };
             return;
         }
     }
@@ -161,7 +161,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
         unsafe {
             let last = (na - 1) as isize;
             let (s, d) = (src.wrapping_offset(last * a_src), dst.wrapping_offset(last * a_dst));
-            x86::transpose_partner::<T>(s, d, na, -a_dst, nb, b_src, -a_src)
+            x86::transpose_partner::<T>(s, d, na, -a_dst, nb, b_src, -a_src, x86::Level::of(ctx.nt))
         };
         return;
     }
@@ -172,7 +172,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
         // next line within the call (`dst_ahead`), not the next call's piece (`next`, the gather tiles' request).
         // SAFETY: AVX2 detected; same ranges (row a of pixel b at a * a_src + b * b_src); the bytes between source
         // elements lie inside the source range's allocation (execute_raw's contract).
-        unsafe { x86::transpose_partner::<T>(src, dst, na, a_dst, nb, b_src, a_src) };
+        unsafe { x86::transpose_partner::<T>(src, dst, na, a_dst, nb, b_src, a_src, x86::Level::of(ctx.nt)) };
         return;
     }
     if a_src != e || ctx.simd != Simd::None {
@@ -245,7 +245,7 @@ unsafe fn gather_tiles<T: Elem>(
                 }
                 ctx.bounds.debug_check_walks([(len, b_src), (1, 0)], e, s, [(len, e as isize), (1, 0)], e, d);
                 match ahead && (a as usize).is_multiple_of(per_line) {
-                    true => gather_requesting::<T>(s, d, len, b_src, per_line as isize * a_src),
+                    true => gather_requesting::<T>(s, d, len, b_src, per_line as isize * a_src, ctx.nt),
                     false => gather::<T>(s, d, len, b_src, ctx),
                 }
             };
@@ -267,11 +267,13 @@ unsafe fn gather_tiles<T: Elem>(
 /// As for the gather: the `n` source elements and `n` contiguous destination elements are valid; no overlap;
 /// `|stride| >= size_of T`.
 #[inline]
-unsafe fn gather_requesting<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, at: isize) {
+unsafe fn gather_requesting<T: Elem>(src: *const u8, dst: *mut u8, n: usize, stride: isize, at: isize, nt: bool) {
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = nt;
     for i in 0..n {
         let p = src.wrapping_offset(i as isize * stride);
         #[cfg(target_arch = "x86_64")]
-        x86::prefetch_line(p.wrapping_offset(at));
+        x86::prefetch_line(p.wrapping_offset(at), x86::Level::of(nt));
         // SAFETY: element i of the caller's ranges: the source element at `i * stride` bytes and destination
         // element i of the n contiguous ones; the sides do not overlap.
         unsafe { dst.add(i * T::SIZE).cast::<T>().write_unaligned(p.cast::<T>().read_unaligned()) };

@@ -1,7 +1,7 @@
 //! The transpose into few long destination rows (NHWC -> NCHW) with streaming stores: column blocks assembled in
 //! scratch, then streamed out as whole aligned lines.
 
-use super::prefetch::prefetch_bytes;
+use super::prefetch::{Level, prefetch_bytes};
 use super::scratch::with_scratch;
 use super::store::{head_to_align, stream32};
 use super::tiles::{tile_for, tile_size};
@@ -103,7 +103,8 @@ unsafe fn stream_blocks<T: Elem>(
             // never read.
             for r in 0..tile as isize {
                 let row = src.wrapping_offset((b0 + bb + (PREFETCH_TILES * tile) as isize + r) * b_src);
-                prefetch_bytes(row, na * e);
+                // The column blocks run in streaming copies only: lines from memory, requested into L2.
+                prefetch_bytes(row, na * e, Level::L2);
             }
             for a in (0..full_a as isize).step_by(tile).chain(last_a) {
                 // SAFETY: source tile rows b0 + bb .. + tile, elements a .. a + tile, inside the caller's range

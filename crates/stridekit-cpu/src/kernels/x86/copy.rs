@@ -1,7 +1,7 @@
 //! The bulk copy: contiguous runs on both sides, with streaming stores when larger than the caches, and the copy
 //! that requests the next call's run as it goes.
 
-use super::prefetch::prefetch_line;
+use super::prefetch::{Level, prefetch_line};
 use super::store::{head_to_align, stream32};
 use std::arch::x86_64::*;
 
@@ -150,16 +150,16 @@ pub(crate) unsafe fn copy_avx2_ahead<const NT: bool>(
         chunk(i);
         i += 64;
     }
-    prefetch_line(first);
+    prefetch_line(first, Level::of(NT));
     let mut k = 1;
     for _ in quiet..chunks {
-        prefetch_line(first.wrapping_add(k * 64));
+        prefetch_line(first.wrapping_add(k * 64), Level::of(NT));
         k += 1;
         chunk(i);
         i += 64;
     }
     while k < lines {
-        prefetch_line(first.wrapping_add(k * 64));
+        prefetch_line(first.wrapping_add(k * 64), Level::of(NT));
         k += 1;
     }
     // SAFETY: the tail i..len of both ranges (fewer than 64 bytes).

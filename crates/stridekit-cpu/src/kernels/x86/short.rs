@@ -1,7 +1,7 @@
 //! The transpose of fewer destination rows than a square tile: each source row (pixel) holds the `na` elements of
 //! the rows, and a tile's worth of pixels is loaded whole, transposed in registers, and only the `na` rows stored.
 
-use super::prefetch::prefetch_line;
+use super::prefetch::{Level, prefetch_line};
 use super::tiles::{network16, tile_size, transpose4x8, transpose8x4};
 use super::transpose::pixels_end;
 use crate::kernels::Elem;
@@ -58,6 +58,7 @@ pub(crate) unsafe fn transpose_short<T: Elem>(
     a_dst: isize,
     nb: usize,
     b_src: isize,
+    level: Level,
 ) {
     let e = T::SIZE;
     let tile = tile_size(e);
@@ -76,7 +77,7 @@ pub(crate) unsafe fn transpose_short<T: Elem>(
         for (j, row) in rows[..tile].iter_mut().enumerate() {
             let at = (tb + j) as isize * b_src;
             if ahead {
-                prefetch_line(src.wrapping_offset(at.wrapping_add((2 * tile as isize).wrapping_mul(b_src))));
+                prefetch_line(src.wrapping_offset(at.wrapping_add((2 * tile as isize).wrapping_mul(b_src))), level);
             }
             *row = if at + width as isize <= end {
                 // In range: at >= the lowest pixel's offset, and the load ends at or before `end`.
@@ -180,7 +181,15 @@ mod tests {
                     // SAFETY: AVX2 detected; source element (a, b) at s0 + a e + b b_src inside `src`, and the whole
                     // call's source is the vector; destination (a, b) at a a_dst + b e inside `dst`; fits holds.
                     unsafe {
-                        transpose_short::<T>(src.as_ptr().add(s0), dst.as_mut_ptr(), na, a_dst as isize, nb, b_src)
+                        transpose_short::<T>(
+                            src.as_ptr().add(s0),
+                            dst.as_mut_ptr(),
+                            na,
+                            a_dst as isize,
+                            nb,
+                            b_src,
+                            Level::L1,
+                        )
                     };
                     let what = format!("{na} rows, pad {pad} back {back}");
                     assert_transposed(&src, (s0, e as isize, b_src), &dst, (0, a_dst as isize), (na, nb, e), &what);

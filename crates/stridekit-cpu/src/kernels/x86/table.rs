@@ -6,7 +6,7 @@
 //! shuffle (one row of at most 32 bytes per pass; [`table_rows`]), the partner tiles (16 bytes of partner steps per
 //! offset, transposed in registers; [`table_tiles`]), and the prefetch of a pass's lines.
 
-use super::prefetch::{prefetch_bytes, request_next_piece};
+use super::prefetch::{Level, prefetch_bytes, request_next_piece};
 use super::tiles::network16;
 use crate::kernels::Elem;
 use crate::kernels::portable::table::{narrow_partner, partner_step, short_partner};
@@ -398,7 +398,8 @@ const DST_AHEAD_MIN_ROWS: usize = 8;
 /// The partner of a table pass as [`table_tiles`] takes it: `na` steps, `a_src` bytes apart in the source (1-4
 /// elements forwards) and `a_dst` bytes apart in the destination; `end`, the end of the readable source from the
 /// pass's pointer (a short partner's tiles load 16 bytes from an offset only when they end at or below it);
-/// `ahead`, whether the tiles request the offsets of the tiles ahead (a pass spread wider than L1); `dst_ahead`, how
+/// `ahead`, whether the tiles request the offsets of the tiles ahead (a pass spread wider than L1), and into which
+/// cache ([`Level::of`] the copy's streaming); `dst_ahead`, how
 /// far on in each destination row the tiles request the row's lines with write intent ([`dst_ahead`]).
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Partner {
@@ -406,7 +407,7 @@ pub(crate) struct Partner {
     pub a_src: isize,
     pub a_dst: isize,
     pub end: isize,
-    pub ahead: bool,
+    pub ahead: Option<Level>,
     pub dst_ahead: Option<isize>,
 }
 
@@ -545,8 +546,8 @@ unsafe fn groups<const N: usize, const E: usize, const K: usize, const REQUEST: 
         let mut j0 = 0;
         while j0 < n {
             let j = j0.min(n - N);
-            if ahead {
-                request_ahead::<N>(src, offsets, j0, (g0, g_end, group.min(na - g_end)), K * E);
+            if let Some(level) = ahead {
+                request_ahead::<N>(src, offsets, j0, (g0, g_end, group.min(na - g_end)), K * E, level);
             }
             let mut a0 = g0;
             while a0 < g_end {
@@ -630,8 +631,8 @@ unsafe fn tiles_short<const N: usize, const E: usize, const NA: usize>(
     while j0 < n {
         let j = j0.min(n - N);
         let tile = &offsets[j..j + N];
-        if ahead {
-            request_ahead::<N>(src, offsets, j0, (0, na, 0), E);
+        if let Some(level) = ahead {
+            request_ahead::<N>(src, offsets, j0, (0, na, 0), E, level);
         }
         if tile.iter().all(|&o| o as isize + 16 <= end) {
             // SAFETY: each load reads [o, o + 16) of an offset o of the tile, which ends at or below `end` (readable
@@ -693,6 +694,7 @@ fn request_ahead<const N: usize>(
     j0: usize,
     (g0, g1, next): (usize, usize, usize),
     step: usize,
+    level: Level,
 ) {
     let j = j0 + TILES_AHEAD * N;
     let (from, steps, j) = match j < offsets.len() {
@@ -701,7 +703,7 @@ fn request_ahead<const N: usize>(
     };
     let base = src.wrapping_add(from * step);
     for &o in offsets.iter().skip(j).take(if steps == 0 { 0 } else { N }) {
-        prefetch_bytes(base.wrapping_offset(o as isize), (steps * step).min(AHEAD_RUN_BYTES));
+        prefetch_bytes(base.wrapping_offset(o as isize), (steps * step).min(AHEAD_RUN_BYTES), level);
     }
 }
 
@@ -787,7 +789,7 @@ mod short_tests {
         let a_dst = (n + 3) * E;
         let mut dst = vec![0xA5u8; na * a_dst];
         let p =
-            Partner { na, a_src: E as isize, a_dst: a_dst as isize, end: end as isize, ahead: false, dst_ahead: None };
+            Partner { na, a_src: E as isize, a_dst: a_dst as isize, end: end as isize, ahead: None, dst_ahead: None };
         // SAFETY: AVX2 detected by the caller; every offset plus na elements ends at or below `end` = src.len();
         // row a of the destination is dst[a * a_dst ..][.. n * E].
         unsafe { table_tiles::<T>(src.as_ptr(), dst.as_mut_ptr(), &offsets, p) };
@@ -840,7 +842,7 @@ mod spaced_tests {
         let first = if a_dst < 0 { (na - 1) * row } else { 0 };
         let a_src = (k * E) as isize;
         let dst_ahead = dst_ahead(na, a_dst, n * E);
-        let p = Partner { na, a_src, a_dst, end: len as isize, ahead: true, dst_ahead };
+        let p = Partner { na, a_src, a_dst, end: len as isize, ahead: Some(Level::L1), dst_ahead };
         assert!(table_tiles_fit(n, na, a_src, a_dst, E), "n {n} na {na} k {k}");
         // SAFETY: AVX2 detected by the caller; offset j's steps a < na end at or below len = src.len(); step a's
         // row is dst[first + a * a_dst ..][.. n * E], inside dst.

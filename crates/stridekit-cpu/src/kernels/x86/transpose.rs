@@ -5,13 +5,12 @@ use super::copy::copy_nt_avx2;
 use super::interleave::{interleave, interleave_bytes8, interleave_narrow};
 use super::lines::{lines_fit, transpose_lines};
 use super::narrow::Narrow;
-use super::prefetch::{prefetch_bytes, request_next_piece};
+use super::prefetch::{Level, prefetch_bytes, prefetch_line, request_next_piece};
 use super::scratch::{SCRATCH_BYTES, with_scratch};
 use super::table::{Partner, table_tiles, table_tiles_fit};
 use super::tiles::{tile_for, tile_pair_for, tile_size};
 use crate::kernels::Elem;
 use crate::kernels::portable::table::SPREAD_BYTES;
-use std::arch::x86_64::*;
 
 /// Source bytes of each row `b` a chunk reads when no scratch block is used (64 elements of 4 bytes).
 pub(crate) const CHUNK_BYTES: usize = 256;
@@ -161,11 +160,11 @@ pub(crate) unsafe fn transpose_avx2<T: Elem>(
     unsafe {
         match use_scratch {
             true => with_scratch(|block| {
-                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((block, SCRATCH_BYTES)), None)
+                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, Some((block, SCRATCH_BYTES)), None, Level::of(nt))
             }),
             false => {
                 let ahead = next.or_else(|| rows_ahead(a_dst, row_bytes, ROW_AHEAD_BYTES, nt));
-                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None, ahead)
+                transpose_chunks::<T>(src, dst, na, a_dst, nb, b_src, None, ahead, Level::of(nt))
             }
         }
     }
@@ -309,6 +308,7 @@ unsafe fn transpose_chunks<T: Elem>(
     b_src: isize,
     scratch: Option<(*mut u8, usize)>,
     next: Option<isize>,
+    level: Level,
 ) {
     let e = T::SIZE;
     let tile = tile_size(e);
@@ -341,7 +341,7 @@ unsafe fn transpose_chunks<T: Elem>(
                     // Prefetching is a hint that never faults; wrapping_offset keeps the address computation
                     // defined even where it would leave the allocation.
                     let p = src.wrapping_offset(c1 as isize * ei + line as isize + b * b_src);
-                    _mm_prefetch::<_MM_HINT_T0>(p.cast());
+                    prefetch_line(p, level);
                 }
             }
         }
@@ -394,7 +394,7 @@ unsafe fn transpose_chunks<T: Elem>(
                             false => break,
                         };
                         let row = src.wrapping_offset(a0 as isize * ei + b as isize * b_src);
-                        prefetch_bytes(row, (a1 - a0) * e);
+                        prefetch_bytes(row, (a1 - a0) * e, level);
                     }
                 }
                 // A partial tile at the end of `b` or of the chunk's `a` is the last full tile instead, overlapping
@@ -529,6 +529,7 @@ fn call_offsets_fit(b_src: isize) -> bool {
 /// between the lowest and the highest source element (the source range of the call); the destination rows do not
 /// overlap each other or the source.
 #[target_feature(enable = "avx2")]
+#[allow(clippy::too_many_arguments)] // the two dimensions, the partner's step and the requests' level
 pub(crate) unsafe fn transpose_partner<T: Elem>(
     src: *const u8,
     dst: *mut u8,
@@ -537,6 +538,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
     nb: usize,
     b_src: isize,
     a_src: isize,
+    level: Level,
 ) {
     let e = T::SIZE;
     let end = pixels_end(na, nb, b_src, e) + (na as isize - 1) * (a_src - e as isize);
@@ -552,7 +554,7 @@ pub(crate) unsafe fn transpose_partner<T: Elem>(
         let at = b0 as isize * b_src;
         // The rows of 4-7 channels do not request theirs (`dst_ahead`: 1.03, up to 1.33 with them).
         let dst_ahead = if a_src == e as isize { None } else { super::table::dst_ahead(na, a_dst, k * e) };
-        let p = Partner { na, a_src, a_dst, end: end - at, ahead, dst_ahead };
+        let p = Partner { na, a_src, a_dst, end: end - at, ahead: ahead.then_some(level), dst_ahead };
         // SAFETY: AVX2 detected; `table_tiles_fit` holds for these k >= a tile of pixels (every call but a single
         // one takes at least PARTNER_PIXELS, the last all that remain, and nb itself fits); pixel b0 + q is offset
         // q from `src + at`, its na elements readable and its destination elements at a * a_dst + (b0 + q) e
@@ -673,7 +675,17 @@ mod tests {
                 // (a, b) at a a_dst + b e inside `dst`; the scratch block is SCRATCH_BYTES long, used only into
                 // contiguous rows (a_dst == nb e) of which a tile fits it; no overlap.
                 unsafe {
-                    transpose_chunks::<T>(src.as_ptr(), dst.as_mut_ptr(), na, a_dst as isize, nb, b_src, block, None)
+                    transpose_chunks::<T>(
+                        src.as_ptr(),
+                        dst.as_mut_ptr(),
+                        na,
+                        a_dst as isize,
+                        nb,
+                        b_src,
+                        block,
+                        None,
+                        Level::L1,
+                    )
                 };
                 let what = format!("pairs, padded {padded}");
                 assert_transposed(&src, (0, e as isize, b_src), &dst, (0, a_dst as isize), (na, nb, e), &what);
@@ -739,7 +751,17 @@ mod tests {
                 // (a, b) at d0 + a ad + b e inside `dst`; the scratch block is SCRATCH_BYTES long, used only into
                 // contiguous rows (a_dst == nb e) of which a tile fits it; no overlap.
                 unsafe {
-                    transpose_chunks::<T>(src.as_ptr(), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, block, None)
+                    transpose_chunks::<T>(
+                        src.as_ptr(),
+                        dst.as_mut_ptr().add(d0),
+                        na,
+                        ad,
+                        nb,
+                        b_src,
+                        block,
+                        None,
+                        Level::L1,
+                    )
                 };
                 let what = format!("by pixels, {na} rows, padded {padded}, backwards {a_back}");
                 assert_transposed(&src, (0, e as isize, b_src), &dst, (d0, ad), (na, nb, e), &what);
@@ -836,7 +858,16 @@ mod tests {
                 // SAFETY: AVX2 detected; source element (a, b) at s0 + a a_src + b b_src inside `src`, every byte
                 // between them too; destination element (a, b) at d0 + a ad + b e inside `dst`; no overlap.
                 unsafe {
-                    transpose_partner::<T>(src.as_ptr().add(s0), dst.as_mut_ptr().add(d0), na, ad, nb, b_src, a_src)
+                    transpose_partner::<T>(
+                        src.as_ptr().add(s0),
+                        dst.as_mut_ptr().add(d0),
+                        na,
+                        ad,
+                        nb,
+                        b_src,
+                        a_src,
+                        Level::L1,
+                    )
                 };
                 let what = format!("k {k} e {e} backwards {b_back} {a_back}");
                 assert_transposed(&src, (s0, a_src, b_src), &dst, (d0, ad), (na, nb, e), &what);
