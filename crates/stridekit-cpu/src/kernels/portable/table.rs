@@ -481,35 +481,6 @@ fn requests<'t>(next: Option<*const u8>, t: &'t Table, ctx: Ctx) -> Spread<'t> {
     }
 }
 
-/// Rows at least this far apart, each at most this wide, are short streams of their own: too short for the
-/// hardware prefetcher to follow, so the next pass's requests are what brings their lines.
-#[cfg(target_arch = "x86_64")]
-const SHORT_STREAM_BYTES: usize = 256;
-
-/// The fewest windows per chunk for which a shuffle pass spreads its requests.
-#[cfg(target_arch = "x86_64")]
-const SPREAD_MIN_WINDOWS: usize = 4;
-
-/// The requests of a shuffle pass of `windows` windows per chunk for the next pass: spread over its chunks
-/// ([`Spread::over`]) when its rows are short streams far apart and its chunks take four or eight windows (three
-/// and six count as four and eight), otherwise issued now. A burst of a pass's requests holds the line fill buffers, and the pass's own loads wait
-/// behind it: spread out, a stride-8 gather of u8 rows of 4 lines 768 bytes apart (8 windows per chunk, 64 lines
-/// per pass, sweep1_080) ran in 0.5-0.75 of the time, and 77-byte rows 5491 bytes apart (4 windows, sweep1_141) in
-/// 0.65-1.1 (alternating rounds; `docs/PERFORMANCE.md`, sixteenth round). Elsewhere it lost: lighter chunks spend
-/// too little per step for the schedule's check (one or two windows: 1.3-2x slower, sweep1_142, sweep1_157,
-/// sweep1_045), and rows whose own lines spread over 11 KB (sweep1_186, 8 windows: 1.3-1.8x slower over five
-/// rounds) are strided streams the hardware follows, which the spread requests only crowd.
-#[cfg(target_arch = "x86_64")]
-#[inline]
-fn chunks_ahead<'t>(next: Option<*const u8>, c: TableCall, windows: usize, t: &'t Table, ctx: Ctx) -> Spread<'t> {
-    let ahead = requests(next, t, ctx);
-    if c.row_src.unsigned_abs() >= SHORT_STREAM_BYTES && c.hull <= SHORT_STREAM_BYTES && windows >= SPREAD_MIN_WINDOWS {
-        return ahead;
-    }
-    ahead.burst();
-    Spread::none()
-}
-
 /// A whole copy that is one table pass of one row: `dst[i] = src[offsets[i]]`, with no loops around it.
 ///
 /// # Safety
@@ -543,17 +514,22 @@ unsafe fn pass<T: Elem>(
     next: Option<*const u8>,
 ) {
     let e = T::SIZE;
+    // The next pass's requests, all at once: into L2 (`spread::request`), they do not hold the miss buffers the
+    // pass's own loads need. Spread over the chunks of a pass, as they were while they went to L1, the 35 tables
+    // of `--sweep 200 --sweep-max-bytes 64M` seeds 4-20 that spread them ran in 0.87 of the time at once (0.89 over
+    // the 8 of seeds 1-3; `docs/PERFORMANCE.md`, fifty-ninth round).
+    requests(next, t, ctx).burst();
     #[cfg(target_arch = "x86_64")]
     if k == c.per
         && ctx.vbmi
         && (c.per == 1 || c.row_dst == (c.block * e) as isize)
         && let Some(chunks) = &t.chunks64
     {
-        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, chunks.windows, t, ctx));
+        let pass_bytes = c.per * c.block * e;
         // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); a full pass with a contiguous destination of per * block
         // elements (at least 64 bytes, `consistent`), whose chunks' 64-byte windows lie in the pass interval
         // (`Chunks64`), inside the caller's footprint.
-        unsafe { x86::table_chunks64(src, dst, chunks, pass_bytes, ahead) };
+        unsafe { x86::table_chunks64(src, dst, chunks, pass_bytes) };
         return;
     }
     #[cfg(target_arch = "x86_64")]
@@ -562,13 +538,10 @@ unsafe fn pass<T: Elem>(
         && (c.per == 1 || c.row_dst == (c.block * e) as isize)
         && let Some(chunks) = &t.chunks
     {
-        // The requests are scheduled as for the power of two the chunks were rounded up to before three and six
-        // windows had kernels of their own (measured that way).
-        let windows = chunks.windows.next_power_of_two();
-        let (pass_bytes, ahead) = (c.per * c.block * e, chunks_ahead(next, c, windows, t, ctx));
+        let pass_bytes = c.per * c.block * e;
         // SAFETY: AVX2 detected; a full pass with a contiguous destination of per * block elements, whose chunks'
         // windows lie in the pass interval (`Chunks`), inside the caller's footprint.
-        unsafe { x86::table_chunks(src, dst, chunks, pass_bytes, ahead) };
+        unsafe { x86::table_chunks(src, dst, chunks, pass_bytes) };
         return;
     }
     let _ = (ctx, Simd::None);
@@ -577,7 +550,6 @@ unsafe fn pass<T: Elem>(
     // k * block offsets, without a loop per row: rows of 3-5 elements spent more on the row loop than on the moves
     // (u32 triples in cache: 0.21 of the roofline, 0.40 walked flat).
     debug_assert!(k == 1 || c.row_dst == (c.block * e) as isize);
-    requests(next, t, ctx).burst();
     for (i, &o) in t.offsets[..k * c.block].iter().enumerate() {
         // SAFETY: element i of the pass's k rows: offset o lies in the pass interval (the table's invariant), inside
         // the footprint; destination element i of the contiguous rows 0 .. k (of the one row when k == 1).

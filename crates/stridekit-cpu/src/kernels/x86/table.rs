@@ -10,7 +10,6 @@ use super::prefetch::{Level, prefetch_bytes, request_next_piece};
 use super::tiles::network16;
 use crate::kernels::Elem;
 use crate::kernels::portable::table::{narrow_partner, partner_step, short_partner};
-use crate::kernels::spread::Spread;
 use crate::table::{Chunks, Chunks64, RowShuffle};
 use std::arch::x86_64::*;
 
@@ -20,16 +19,16 @@ use std::arch::x86_64::*;
 /// AVX2 is available; every window `[src + start, src + start + 16)` of `c` is readable (they lie in the pass
 /// interval, inside the caller's checked source range) and the `pass_bytes` bytes at `dst` are writable; no overlap.
 #[target_feature(enable = "avx2")]
-pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
+pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
     // SAFETY: forwarded; each arm's `W` is `c.windows`.
     unsafe {
         match c.windows {
-            1 => chunks_with::<1>(src, dst, c, pass_bytes, ahead),
-            2 => chunks_with::<2>(src, dst, c, pass_bytes, ahead),
-            3 => chunks_with::<3>(src, dst, c, pass_bytes, ahead),
-            4 => chunks_with::<4>(src, dst, c, pass_bytes, ahead),
-            6 => chunks_with::<6>(src, dst, c, pass_bytes, ahead),
-            _ => chunks_with::<8>(src, dst, c, pass_bytes, ahead),
+            1 => chunks_with::<1>(src, dst, c, pass_bytes),
+            2 => chunks_with::<2>(src, dst, c, pass_bytes),
+            3 => chunks_with::<3>(src, dst, c, pass_bytes),
+            4 => chunks_with::<4>(src, dst, c, pass_bytes),
+            6 => chunks_with::<6>(src, dst, c, pass_bytes),
+            _ => chunks_with::<8>(src, dst, c, pass_bytes),
         }
     }
 }
@@ -39,24 +38,20 @@ pub(crate) unsafe fn table_chunks(src: *const u8, dst: *mut u8, c: &Chunks, pass
 /// # Safety
 /// As for [`table_chunks`], with `c.windows == W`.
 #[target_feature(enable = "avx2")]
-unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize, ahead: Spread) {
+unsafe fn chunks_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks, pass_bytes: usize) {
     debug_assert_eq!(c.windows, W);
     debug_assert!(pass_bytes >= 16 * c.halves);
     debug_assert_eq!(c.starts.len() / (W * c.halves), pass_bytes.div_ceil(16 * c.halves));
-    // Two loops in two functions, so that a pass without requests runs the loop it ran before they existed, with
-    // its registers to itself (sharing a function, it reloaded a pointer from the stack every chunk).
     // SAFETY: forwarded; `H` is `c.halves` (1 or 2, `consistent`).
     unsafe {
-        match (c.halves, ahead.is_empty()) {
-            (2, true) => chunks_plain::<W, 2>(src, dst, c, pass_bytes),
-            (2, false) => chunks_spread::<W, 2>(src, dst, c, pass_bytes, ahead),
-            (_, true) => chunks_plain::<W, 1>(src, dst, c, pass_bytes),
-            (_, false) => chunks_spread::<W, 1>(src, dst, c, pass_bytes, ahead),
+        match c.halves {
+            2 => chunks_plain::<W, 2>(src, dst, c, pass_bytes),
+            _ => chunks_plain::<W, 1>(src, dst, c, pass_bytes),
         }
     }
 }
 
-/// [`chunks_with`] without requests, for chunks of `H` halves (`16 H` bytes).
+/// [`chunks_with`] for chunks of `H` halves (`16 H` bytes).
 ///
 /// # Safety
 /// As for [`chunks_with`], with `c.halves == H`.
@@ -66,30 +61,6 @@ unsafe fn chunks_plain<const W: usize, const H: usize>(src: *const u8, dst: *mut
     let (entries, width) = (W * H, 16 * H);
     let count = c.starts.len() / entries;
     for (i, (starts, masks)) in c.starts.chunks_exact(entries).zip(c.masks.chunks_exact(entries)).enumerate() {
-        let at = if i + 1 == count { pass_bytes - width } else { i * width };
-        // SAFETY: every window of chunk i is readable and at + width <= pass_bytes (the caller's contract).
-        unsafe { chunk::<W, H>(src, dst.add(at), starts, masks) };
-    }
-}
-
-/// [`chunks_with`] with the requests of `ahead` spread over the chunks, for chunks of `H` halves.
-///
-/// # Safety
-/// As for [`chunks_with`], with `c.halves == H`.
-#[target_feature(enable = "avx2")]
-#[inline(never)]
-unsafe fn chunks_spread<const W: usize, const H: usize>(
-    src: *const u8,
-    dst: *mut u8,
-    c: &Chunks,
-    pass_bytes: usize,
-    ahead: Spread,
-) {
-    let (entries, width) = (W * H, 16 * H);
-    let count = c.starts.len() / entries;
-    let mut ahead = ahead.over(count);
-    for (i, (starts, masks)) in c.starts.chunks_exact(entries).zip(c.masks.chunks_exact(entries)).enumerate() {
-        ahead.step(i);
         let at = if i + 1 == count { pass_bytes - width } else { i * width };
         // SAFETY: every window of chunk i is readable and at + width <= pass_bytes (the caller's contract).
         unsafe { chunk::<W, H>(src, dst.add(at), starts, masks) };
@@ -168,15 +139,15 @@ unsafe fn single<const W: usize>(src: *const u8, dst: *mut u8, starts: &[i32], m
 /// lie in the pass interval, inside the caller's checked source range) and the `pass_bytes` bytes at `dst` are
 /// writable; no overlap.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize, ahead: Spread) {
+pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
     // SAFETY: forwarded; each arm's `W` is `c.windows`.
     unsafe {
         match c.windows {
-            1 => chunks64_with::<1>(src, dst, c, pass_bytes, ahead),
-            2 => chunks64_with::<2>(src, dst, c, pass_bytes, ahead),
-            4 => chunks64_with::<4>(src, dst, c, pass_bytes, ahead),
-            8 => chunks64_with::<8>(src, dst, c, pass_bytes, ahead),
-            _ => chunks64_with::<16>(src, dst, c, pass_bytes, ahead),
+            1 => chunks64_with::<1>(src, dst, c, pass_bytes),
+            2 => chunks64_with::<2>(src, dst, c, pass_bytes),
+            4 => chunks64_with::<4>(src, dst, c, pass_bytes),
+            8 => chunks64_with::<8>(src, dst, c, pass_bytes),
+            _ => chunks64_with::<16>(src, dst, c, pass_bytes),
         }
     }
 }
@@ -186,19 +157,15 @@ pub(crate) unsafe fn table_chunks64(src: *const u8, dst: *mut u8, c: &Chunks64, 
 /// # Safety
 /// As for [`table_chunks64`], with `c.windows == W`.
 #[target_feature(enable = "avx512f,avx512bw,avx512vbmi")]
-unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize, ahead: Spread) {
+unsafe fn chunks64_with<const W: usize>(src: *const u8, dst: *mut u8, c: &Chunks64, pass_bytes: usize) {
     debug_assert_eq!(c.windows, W);
     debug_assert!(pass_bytes >= 64);
     let count = c.starts.len() / W;
     debug_assert_eq!(count, pass_bytes.div_ceil(64));
     let at = |i: usize| if i + 1 == count { pass_bytes - 64 } else { i * 64 };
-    // One loop with or without requests: a chunk here is four 16-byte ones, so the schedule's check weighs a
-    // quarter as much per byte (not measured: the machines of these rounds had no AVX-512 VBMI).
-    let mut ahead = ahead.over(count);
     let pairs = c.pairs();
     let chunks = c.starts.chunks_exact(W).zip(&c.index).zip(c.keep.chunks_exact(pairs));
     for (i, ((starts, index), keep)) in chunks.enumerate() {
-        ahead.step(i);
         // SAFETY: the windows of chunk i are readable (the caller's contract); the index is 64 bytes.
         let (v, index): ([__m512i; W], __m512i) = unsafe {
             (
@@ -944,7 +911,7 @@ mod tests {
         let mut out = vec![0u8; pass_bytes + 1];
         // SAFETY: AVX2 detected (the callers check); the windows lie in the pass interval, `src` from `at` (asserted
         // by the builder); `out` holds the pass and one more byte.
-        unsafe { table_chunks(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
+        unsafe { table_chunks(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), c, pass_bytes) };
         assert_eq!(out[..pass_bytes], expected);
         assert_eq!(out[pass_bytes], 0, "a byte past the pass written");
     }
@@ -1017,7 +984,7 @@ mod tests {
                 let mut out = vec![0u8; pass_bytes];
                 // SAFETY: AVX-512 VBMI detected (the form is built only then); the windows lie in the pass
                 // interval, `src` from `base`; `out` holds the pass.
-                unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes, Spread::none()) };
+                unsafe { table_chunks64(base, out.as_mut_ptr(), c, pass_bytes) };
                 assert_eq!(out, expected);
             }
         }
@@ -1049,9 +1016,7 @@ mod tests {
             let mut out = vec![0u8; pass_bytes];
             // SAFETY: AVX-512 VBMI detected; the windows lie in the pass interval, `src` from `at`; `out` holds the
             // pass.
-            unsafe {
-                table_chunks64(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), &c, pass_bytes, Spread::none())
-            };
+            unsafe { table_chunks64(src.as_ptr().wrapping_offset(at), out.as_mut_ptr(), &c, pass_bytes) };
             assert_eq!(out, expected, "every {k}th byte");
         }
     }
