@@ -970,19 +970,24 @@ mod tests {
         assert_eq!(run_chunks(&blind_chunks, &src, -lo, pass_bytes), expected);
     }
 
+    /// Pseudo-random numbers below `n` from a xorshift state seeded with `seed` (non-zero).
+    fn xorshift(seed: u64) -> impl FnMut(u64) -> u64 {
+        let mut state = seed;
+        move |n| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        }
+    }
+
     #[test]
     fn prefetch_requests_reach_every_line_a_pass_reads_wherever_it_starts() {
         // Pseudo-random passes of 1-8 byte elements, alone or in runs, sparse and dense: at every place of the
         // pass's pointer in its line, each request lands in a line the pass reads, and each line the pass reads
         // holds a request, but for the line of a cluster's last bytes fewer than END_MIN_BYTES past its last grid
         // point (at most 7 bytes: the tail of one element).
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = xorshift(0x2545_f491_4f6c_dd1d);
         let mut checked = 0;
         for _ in 0..400 {
             let esize = 1usize << next(4);
@@ -1038,13 +1043,7 @@ mod tests {
     fn placing_by_the_starts_where_a_count_changes_equals_counting_every_start() {
         // Pseudo-random passes (1-8 byte elements, sparse and dense offsets, every place step) and windows of 16
         // and 64 bytes: the start `place` picks is the one an exhaustive search picks, the highest of the fewest.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut next = xorshift(0x9e37_79b9_7f4a_7c15);
         for _ in 0..400 {
             let esize = 1 << next(4);
             let spread = 1 + next(200) as i32;

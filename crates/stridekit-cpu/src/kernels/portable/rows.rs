@@ -411,7 +411,7 @@ unsafe fn rows_with<const W: usize, const AHEAD: bool, const DST: bool>(walk: Wa
     #[cfg(not(target_arch = "x86_64"))]
     let _ = next;
     #[cfg(not(target_arch = "x86_64"))]
-    let _ = dst_reach;
+    let _ = (dst_reach, nt);
     for r in 0..rows as isize {
         #[cfg(target_arch = "x86_64")]
         if DST && ((r + PREFETCH_AHEAD) as usize) < dst_reach {
