@@ -104,8 +104,9 @@ pub(crate) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
 /// Copies `len` bytes (with streaming stores when `NT`, as [`copy_nt_avx2`] does: an ordinary head up to a line
 /// boundary of `dst`, whole lines streamed, an ordinary tail) and requests the lines of the `ahead_len` bytes at
 /// `ahead` (the start of the next call's run, when the next call jumps: a skipped row, rows bottom-up) one per 64
-/// bytes copied, over the copy's last 64-byte chunks. Requested all at once before the copy, those lines held the
-/// line fill buffers while the copy's own loads waited behind them (as the table passes' did, `kernels::spread`).
+/// bytes copied, over the copy's last 64-byte chunks, into L2 when `NT` (`prefetch::Level`), otherwise L1. Requested
+/// all at once into L1 before the copy, those lines held the line fill buffers while the copy's own loads waited
+/// behind them (as the table passes' did, `kernels::spread`).
 /// `ahead` is only ever prefetched, never read: it may name any bytes.
 ///
 /// # Safety
