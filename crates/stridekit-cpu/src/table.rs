@@ -415,20 +415,20 @@ fn prefetch_lines(sorted: &[i32], esize: usize) -> Vec<i32> {
     let mut span_start: Option<i64> = None;
     let mut requests: Vec<i32> = Vec::new();
     let mut cluster: Option<(i64, i64)> = None;
-    let e = esize as i64;
+    let (e, width) = (esize as i64, LINE as i64);
     let close = |(a, b): (i64, i64), requests: &mut Vec<i32>| {
         let mut at = a;
         while at <= b {
             requests.push(at as i32);
-            at += 64;
+            at += width;
         }
-        if b - (at - 64) >= END_MIN_BYTES {
+        if b - (at - width) >= END_MIN_BYTES {
             requests.push(b as i32);
         }
     };
     for &o in sorted {
         let (o, last) = (i64::from(o), i64::from(o) + e - 1);
-        if span_start.is_none_or(|l| last >= l + 64) {
+        if span_start.is_none_or(|l| last >= l + width) {
             span_start = Some(o);
             spans += 1;
             if spans > PREFETCH_MAX_LINES {
@@ -436,7 +436,7 @@ fn prefetch_lines(sorted: &[i32], esize: usize) -> Vec<i32> {
             }
         }
         cluster = match cluster {
-            Some((a, b)) if o - b <= 64 => Some((a, b.max(last))),
+            Some((a, b)) if o - b <= width => Some((a, b.max(last))),
             Some(done) => {
                 close(done, &mut requests);
                 Some((o, last))
@@ -1005,21 +1005,21 @@ mod tests {
             }
             checked += 1;
             // The clusters' last bytes within END_MIN_BYTES of their last grid point may be missed.
-            let bytes: std::collections::BTreeSet<i64> =
-                sorted.iter().flat_map(|&o| i64::from(o)..i64::from(o) + esize as i64).collect();
-            for at in 0..LINE as i64 {
-                let line_of = |b: i64| (b + at).div_euclid(LINE as i64);
-                let read: std::collections::BTreeSet<i64> = bytes.iter().map(|&b| line_of(b)).collect();
-                let asked: std::collections::BTreeSet<i64> = requests.iter().map(|&r| line_of(i64::from(r))).collect();
+            let bytes: std::collections::BTreeSet<isize> =
+                sorted.iter().flat_map(|&o| o as isize..o as isize + esize as isize).collect();
+            for at in 0..LINE as isize {
+                let read: std::collections::BTreeSet<isize> = bytes.iter().map(|&b| line(b + at)).collect();
+                let asked: std::collections::BTreeSet<isize> =
+                    requests.iter().map(|&r| line(r as isize + at)).collect();
                 assert!(asked.is_subset(&read), "a request outside the pass's lines at place {at}");
                 for &b in &bytes {
-                    if asked.contains(&line_of(b)) {
+                    if asked.contains(&line(b + at)) {
                         continue;
                     }
                     // A missed line holds only bytes fewer than END_MIN_BYTES past the request below them.
-                    let below = requests.iter().map(|&r| i64::from(r)).filter(|&r| r <= b).max();
+                    let below = requests.iter().map(|&r| r as isize).filter(|&r| r <= b).max();
                     assert!(
-                        below.is_some_and(|r| b > r && b - r < END_MIN_BYTES),
+                        below.is_some_and(|r| b > r && ((b - r) as i64) < END_MIN_BYTES),
                         "byte {b} (esize {esize}, run {run}) unrequested at place {at}: requests {requests:?}"
                     );
                 }
@@ -1031,10 +1031,10 @@ mod tests {
         let offsets: Vec<i32> =
             (0..13).flat_map(|r| (0..11).flat_map(move |q| (0..7).map(move |x| r * 5491 + q * 17 + x))).collect();
         let requests = prefetch_lines(&sorted_distinct(&offsets), 1);
-        for at in 0..64i64 {
+        for at in 0..LINE as isize {
             for &o in &offsets {
-                let line = (i64::from(o) + at).div_euclid(64);
-                assert!(requests.iter().any(|&r| (i64::from(r) + at).div_euclid(64) == line), "place {at}, byte {o}");
+                let read = line(o as isize + at);
+                assert!(requests.iter().any(|&r| line(r as isize + at) == read), "place {at}, byte {o}");
             }
         }
     }

@@ -24,7 +24,6 @@ mod pages;
 mod pattern;
 mod portable;
 mod split;
-mod spread;
 mod stage;
 #[cfg(target_arch = "x86_64")]
 mod x86;

@@ -19,7 +19,6 @@
 use super::copy::copy_bytes;
 use crate::kernels::dispatch::replicate;
 use crate::kernels::footprint::{Footprint, HERE};
-use crate::kernels::spread::Spread;
 #[cfg(target_arch = "x86_64")]
 use crate::kernels::x86;
 use crate::kernels::{Ctx, Elem, Simd};
@@ -335,7 +334,7 @@ unsafe fn with_partner<T: Elem>(
         let n = k * c.block;
         let offsets = &t.offsets[..n];
         let (s, d) = (src.wrapping_offset(r as isize * c.row_src), dst.wrapping_add(r * c.block * e));
-        requests(ahead(src, r + k, c, t, next_call), t, ctx).burst();
+        request_lines(ahead(src, r + k, c, t, next_call), t, ctx);
         // The end of this pass's source interval, its last row's hull extended by the partner's steps: the caller's
         // footprint covers every byte below it from the lowest offset (a short partner's tiles load 16 bytes from
         // an offset only when they end at or below it).
@@ -457,8 +456,8 @@ unsafe fn staged_tiles<T: Elem>(
 /// The source span of a pass beyond which the partner tiles request their offsets ahead (an L1 data cache).
 pub(crate) const SPREAD_BYTES: usize = 32 << 10;
 
-/// The source pointer of the pass starting at row `r`, if there is one: its lines are requested while the pass
-/// before it runs ([`Spread`]).
+/// The source pointer of the pass starting at row `r`, if there is one: its lines are requested as the pass before
+/// it starts ([`request_lines`]).
 #[inline]
 fn next_pass(src: *const u8, r: usize, c: TableCall) -> Option<*const u8> {
     (r < c.rows).then(|| src.wrapping_offset(r as isize * c.row_src))
@@ -471,14 +470,27 @@ fn ahead(src: *const u8, r: usize, c: TableCall, t: &Table, next_call: Option<*c
     if r < c.rows { next_pass(src, r, c).filter(|_| !t.followed) } else { next_call }
 }
 
-/// The requests for the lines of the next pass (from `next`): none without a next pass or AVX2 (the portable
-/// kernels request nothing), and none when the table has no prefetch lines.
+/// Requests the lines of the next pass (from `next`, [`Table::lines`]) into L2, all at once: nothing without a
+/// next pass or AVX2 (the portable kernels request nothing), and nothing when the table has no prefetch lines.
+///
+/// Into L2 (`prefetcht1`), not L1: a table's next pass is a pass away, and its lines, far apart, held L1's miss
+/// buffers while the pass's own loads waited behind them. Measured on the Zen 4 of `docs/PERFORMANCE.md`'s
+/// fifty-eighth round, each case in its own process, ABBA rounds, time ratios L2 / L1: the 126 sweep tables of seeds
+/// 1-3 that request lines (not `followed`) 0.956 (three rounds; the 22 extremes over five: 0.85, sweep2_199 and
+/// sweep3_191 0.50-0.51, the slowest 1.28, sweep1_196), held out the 134 of seeds 4-6 0.969 (0.44-1.59). All at
+/// once, not spread over the steps of the pass's loop as they were from the sixteenth round while they went to L1
+/// (a burst into L1 held those buffers): the 35 tables of `--sweep 200 --sweep-max-bytes 64M` seeds 4-20 that spread
+/// them ran in 0.85-0.87 of the time at once, the 8 of seeds 1-3 in 0.89 (`docs/PERFORMANCE.md`, fifty-ninth round).
 #[inline]
-fn requests<'t>(next: Option<*const u8>, t: &'t Table, ctx: Ctx) -> Spread<'t> {
-    match next {
-        Some(p) if ctx.simd == Simd::Avx2 => Spread::new(p, &t.lines),
-        _ => Spread::none(),
+fn request_lines(next: Option<*const u8>, t: &Table, ctx: Ctx) {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(p) = next
+        && ctx.simd == Simd::Avx2
+    {
+        x86::prefetch_lines(p, &t.lines, x86::Level::L2);
     }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = (next, t, ctx);
 }
 
 /// A whole copy that is one table pass of one row: `dst[i] = src[offsets[i]]`, with no loops around it.
@@ -514,11 +526,7 @@ unsafe fn pass<T: Elem>(
     next: Option<*const u8>,
 ) {
     let e = T::SIZE;
-    // The next pass's requests, all at once: into L2 (`spread::request`), they do not hold the miss buffers the
-    // pass's own loads need. Spread over the chunks of a pass, as they were while they went to L1, the 35 tables
-    // of `--sweep 200 --sweep-max-bytes 64M` seeds 4-20 that spread them ran in 0.87 of the time at once (0.89 over
-    // the 8 of seeds 1-3; `docs/PERFORMANCE.md`, fifty-ninth round).
-    requests(next, t, ctx).burst();
+    request_lines(next, t, ctx);
     #[cfg(target_arch = "x86_64")]
     if k == c.per
         && ctx.vbmi

@@ -106,7 +106,7 @@ pub(crate) unsafe fn copy_nt_avx2(src: *const u8, dst: *mut u8, len: usize) {
 /// `ahead` (the start of the next call's run, when the next call jumps: a skipped row, rows bottom-up) one per 64
 /// bytes copied, over the copy's last 64-byte chunks, into L2 when `NT` (`prefetch::Level`), otherwise L1. Requested
 /// all at once into L1 before the copy, those lines held the line fill buffers while the copy's own loads waited
-/// behind them (as the table passes' did, `kernels::spread`).
+/// behind them (as the table passes' did, `portable::table::request_lines`).
 /// `ahead` is only ever prefetched, never read: it may name any bytes.
 ///
 /// # Safety

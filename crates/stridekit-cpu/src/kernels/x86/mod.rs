@@ -31,9 +31,7 @@ pub(crate) use interleave::interleave_first;
 pub(crate) use planes::{
     gather64, gather64_fits, gather64_pays, pixels64, pixels64_fits, pixels64_pays, planes64, planes64_fits,
 };
-pub(crate) use prefetch::{
-    Level, prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_line_l2, prefetch_lines,
-};
+pub(crate) use prefetch::{Level, prefetch_bytes, prefetch_bytes_for_write, prefetch_line, prefetch_lines};
 pub(crate) use reverse::reverse_avx2;
 pub(crate) use rows::{rows_shuffle, rows_shuffle_fits, rows_shuffle64, rows_shuffle64_fits, rows_shuffle64_pays};
 pub(crate) use short::{transpose_short, transpose_short_fits};

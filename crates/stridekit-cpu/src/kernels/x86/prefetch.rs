@@ -71,13 +71,6 @@ pub(crate) fn prefetch_bytes(src: *const u8, len: usize, level: Level) {
     }
 }
 
-/// Requests the line `p` lies in into the L2 cache, not L1 (`prefetcht1`): for lines wanted a pass ahead, far
-/// apart, whose requests would otherwise hold L1's few miss buffers while the pass's own loads wait.
-#[inline]
-pub(crate) fn prefetch_line_l2(p: *const u8) {
-    request(p, Level::L2);
-}
-
 /// Prefetches every line the `len` bytes from `dst` touch with write intent (`prefetchw`: the lines arrive owned,
 /// so the ordinary stores that follow do not wait for them).
 #[inline]
