@@ -100,7 +100,7 @@ pub(crate) unsafe fn transpose<T: Elem>(
         // plane.
         // SAFETY: AVX-512 VBMI detected (`ctx.vbmi`); same ranges; the bytes between source elements lie inside the
         // source range's allocation (execute_raw's contract), and the values the loads read there are discarded.
-        unsafe { x86::planes64(src, dst, na, a_src, a_dst, nb, b_src, T::SIZE) };
+        unsafe { x86::planes64(src, dst, na, a_src, a_dst, nb, b_src, T::SIZE, ctx.nt) };
         return;
     }
     #[cfg(target_arch = "x86_64")]

@@ -12,6 +12,7 @@
 //! loads each plane's run of `64 / e` pixels (a window or two per plane) and permutes each 64 bytes of its pixels
 //! out of them. Both are one walk ([`Walk`]) over a step's windows and 64-byte chunks ([`Steps`]).
 
+use super::prefetch::{Level, prefetch_line};
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 
@@ -110,6 +111,8 @@ struct Steps {
     /// source bytes, or one plane's): 64 bytes apart from the group's lowest byte, except the group's last window,
     /// which ends with its highest byte, so that no window leaves the bytes between the step's source elements.
     starts: [isize; MAX_WINDOWS],
+    /// How many windows the step loads (`starts[..windows]`).
+    windows: usize,
     /// The pairs of windows: pair `k` is windows `2k` and `2k + 1` (the last window twice when they are odd).
     pairs: usize,
     /// The chunks: chunk `c` is the 64 destination bytes from `at[c]`, relative to the step's destination pointer.
@@ -158,6 +161,7 @@ impl Steps {
         let mut steps = Steps {
             shape,
             starts,
+            windows,
             pairs,
             chunks: at.len(),
             at: [0; MAX_CHUNKS],
@@ -231,7 +235,8 @@ thread_local! {
 
 /// Runs `count` items (pixels) in steps of `64 / e`, item `i` at `src + i * src_step` and `dst + i * dst_step`, with
 /// the steps of `shape` (built when the thread's last ones are another shape's): the last step ends with the items,
-/// writing again what the step before it wrote of them, with the same values.
+/// writing again what the step before it wrote of them, with the same values. With `ahead`, each step first requests
+/// the source of the step [`STEPS_AHEAD`] on ([`Walk::request`]; one group of source bytes a step: `planes64`).
 ///
 /// # Safety
 /// AVX-512 F, BW and VBMI are available; `count >= 64 / e`; for every step the kernel takes, its windows lie between
@@ -247,13 +252,14 @@ unsafe fn run_cached(
     e: usize,
     src_step: isize,
     dst_step: isize,
+    ahead: bool,
 ) {
     STEPS.with_borrow_mut(|cached| {
         let steps = match cached {
             Some(steps) if steps.shape == shape => steps,
             _ => cached.insert(Box::new(Steps::of(shape))),
         };
-        let walk = Walk { src, dst, src_step, dst_step };
+        let walk = Walk { src, dst, src_step, dst_step, ahead };
         // SAFETY: forwarded; the arm's `P` is `steps.pairs` (1-8: at most 16 windows), and `steps` was built for
         // this shape.
         unsafe {
@@ -294,12 +300,13 @@ pub(crate) unsafe fn planes64(
     nb: usize,
     b_src: isize,
     e: usize,
+    nt: bool,
 ) {
     debug_assert!(planes64_fits(na, a_src, nb, b_src, e));
     let shape = Shape::Planes(na, a_src, a_dst, b_src, e);
     // SAFETY: a step's window lies inside its pixels' source bytes, its chunk `a` is bytes `b e .. b e + 64` of row
     // `a` for its pixels `b`, inside the row (`nb >= 64 / e`); the caller's contract.
-    unsafe { run_cached(shape, src, dst, nb, e, b_src, e as isize) };
+    unsafe { run_cached(shape, src, dst, nb, e, b_src, e as isize, planes_request_ahead(na, nb, b_src, e, nt)) };
 }
 
 /// Whether [`gather64`] takes the gather of `n` elements of `e` bytes `stride` bytes apart: [`planes64_fits`]'s steps
@@ -333,7 +340,7 @@ pub(crate) unsafe fn gather64(src: *const u8, dst: *mut u8, n: usize, stride: is
     let shape = Shape::Planes(1, 0, 0, stride, e);
     // SAFETY: a step's windows lie inside its elements' source bytes, its single chunk is bytes `i e .. i e + 64` of
     // the destination for its elements `i` (`n >= 64 / e`); the caller's contract.
-    unsafe { run_cached(shape, src, dst, n, e, stride, e as isize) };
+    unsafe { run_cached(shape, src, dst, n, e, stride, e as isize, false) };
 }
 
 /// The transpose `dst[a * a_dst + b * e] = src[a * a_src + b * b_src]` (byte strides, `a < na`, `b < nb`) of a
@@ -360,16 +367,40 @@ pub(crate) unsafe fn pixels64(
     let shape = Shape::Pixels(a_src, a_dst, nb, b_src, e);
     // SAFETY: a step's windows lie inside each plane's run of its pixels, its stored bytes are elements of its
     // pixels (`na >= 64 / e`); the caller's contract.
-    unsafe { run_cached(shape, src, dst, na, e, a_src, a_dst) };
+    unsafe { run_cached(shape, src, dst, na, e, a_src, a_dst, false) };
 }
 
-/// The pointers and item strides of one call.
+/// The pointers and item strides of one call, and whether its steps request their source [`STEPS_AHEAD`] steps on.
 struct Walk {
     src: *const u8,
     dst: *mut u8,
     src_step: isize,
     dst_step: isize,
+    ahead: bool,
 }
+
+/// How many steps ahead a walk that requests its source ([`planes_request_ahead`]) requests it: 2-8 KiB of source
+/// for the steps of 2-4 KiB the planes' shapes take, about what one core keeps in flight from memory.
+const STEPS_AHEAD: usize = 3;
+
+/// Whether [`planes64`] requests each step's source lines (into L2) [`STEPS_AHEAD`] steps before it loads them: in a
+/// copy that streams (`nt`: its lines come from memory) of six planes or more, or of pixels read backwards, in calls
+/// of at least [`MIN_STEPS_REQUESTING`] steps of `64 / e` of the `nb` pixels (in shorter ones most requests fall
+/// past the call: 6 u64 planes of 20-pixel rows, sweep9_061, 1.13x the time with them). Each
+/// plane is a stream of destination lines the stores read for ownership, so six or more, with the source, are more
+/// streams than the hardware prefetcher follows, and it follows descending streams less far ahead. Over the 21
+/// streaming `planes64` cases of sweep seeds 1-8 (three ABBA rounds, each case in its own process, requests 3 steps
+/// ahead): these 10 in 0.82 of the time (six in 0.66-0.77: 6 of 16 u16 pixels read backwards, sweep1_176; 7 byte
+/// planes of 14-byte pixels, sweep6_021; 7 f32 of 44-byte pixels, sweep6_115, sweep8_183), the others, with fewer
+/// planes read forwards, 1.10 (the single plane of a gather of every 15th byte 1.27: the hardware prefetcher
+/// follows them, and the requests cost their issue slots). Held out, the 8 such cases of seeds 9-20: 0.85 (12 u16
+/// planes of pixels read backwards, sweep12_084, 0.33; two others 1.03-1.04, one 1.10 of 135 us).
+pub(crate) fn planes_request_ahead(na: usize, nb: usize, b_src: isize, e: usize, nt: bool) -> bool {
+    nt && (na >= 6 || b_src < 0) && nb >= MIN_STEPS_REQUESTING * (64 / e)
+}
+
+/// The fewest steps of a call that [`planes_request_ahead`] lets request.
+const MIN_STEPS_REQUESTING: usize = 4 * STEPS_AHEAD;
 
 impl Walk {
     /// The steps of the call, with `P` pairs of windows: steps from item 0 while they end inside the `count` items,
@@ -382,6 +413,9 @@ impl Walk {
         let g = 64 / e;
         let mut i = 0;
         while i + g <= count {
+            if self.ahead {
+                self.request(steps, i + STEPS_AHEAD * g);
+            }
             // SAFETY: items i .. i + g lie inside 0 .. count.
             unsafe { self.step::<P>(steps, i) };
             i += g;
@@ -390,6 +424,19 @@ impl Walk {
             // SAFETY: items count - g .. count (`count >= g`).
             unsafe { self.step::<P>(steps, count - g) };
         }
+    }
+
+    /// Requests into L2 the lines of the windows of the step from item `i` (which may lie past the call's items: a
+    /// request never faults), one of [`planes64`]'s steps, whose windows are one group of source bytes: each
+    /// window's first line and the group's last byte's line reach every line of the group, as its windows are 64
+    /// bytes apart but for the last.
+    #[inline]
+    fn request(&self, steps: &Steps, i: usize) {
+        let from = self.src.wrapping_offset(i as isize * self.src_step);
+        for &start in &steps.starts[..steps.windows] {
+            prefetch_line(from.wrapping_offset(start), Level::L2);
+        }
+        prefetch_line(from.wrapping_offset(steps.starts[steps.windows - 1] + 63), Level::L2);
     }
 
     /// One step: items `i .. i + 64 / e`.
@@ -493,10 +540,57 @@ mod tests {
             for nb in [g, g + 1, 2 * g - 1, 16 * g, 23 * g + 3] {
                 assert!(planes64_fits(na, a_src, nb, b_src, e), "{na} {a_src} {nb} {b_src} {e}");
                 for (pad, shift) in [(0, 0), (13, 5), (64 - (nb * e) % 64, 0), (0, 8)] {
-                    check(planes64, na, a_src, nb, b_src, e, pad, shift);
+                    check(planes_cached, na, a_src, nb, b_src, e, pad, shift);
+                    // In a streaming copy, the walk of six planes or more, or of pixels read backwards, requests
+                    // its source ahead, past the call's last step too: the same bytes must move.
+                    check(planes_streaming, na, a_src, nb, b_src, e, pad, shift);
                 }
             }
         }
+    }
+
+    /// [`planes64`] in a copy whose lines the caches hold.
+    #[allow(clippy::too_many_arguments)] // the signature of `Kernel`
+    unsafe fn planes_cached(
+        s: *const u8,
+        d: *mut u8,
+        na: usize,
+        a_s: isize,
+        a_d: isize,
+        nb: usize,
+        b_s: isize,
+        e: usize,
+    ) {
+        // SAFETY: the caller's contract (`check`'s): a planes64_fits shape over valid ranges.
+        unsafe { planes64(s, d, na, a_s, a_d, nb, b_s, e, false) }
+    }
+
+    /// [`planes64`] in a copy that streams.
+    #[allow(clippy::too_many_arguments)] // the signature of `Kernel`
+    unsafe fn planes_streaming(
+        s: *const u8,
+        d: *mut u8,
+        na: usize,
+        a_s: isize,
+        a_d: isize,
+        nb: usize,
+        b_s: isize,
+        e: usize,
+    ) {
+        // SAFETY: the caller's contract (`check`'s): a planes64_fits shape over valid ranges.
+        unsafe { planes64(s, d, na, a_s, a_d, nb, b_s, e, true) }
+    }
+
+    #[test]
+    fn streaming_walks_of_many_planes_or_backward_pixels_request_their_source_ahead() {
+        let long = 1 << 20;
+        assert!(planes_request_ahead(6, long, 32, 2, true) && planes_request_ahead(16, long, 1, 1, true));
+        assert!(planes_request_ahead(2, long, -14, 2, true) && planes_request_ahead(6, long, -32, 2, true));
+        assert!(!planes_request_ahead(5, long, 20, 4, true) && !planes_request_ahead(1, long, 15, 1, true));
+        assert!(!planes_request_ahead(8, long, 26, 2, false) && !planes_request_ahead(2, long, -14, 2, false));
+        // Calls of fewer than 12 steps: 6 u64 planes of 20 pixels a call (sweep9_061) do not request.
+        assert!(!planes_request_ahead(6, 20, -48, 8, true) && !planes_request_ahead(6, 95, -48, 8, true));
+        assert!(planes_request_ahead(6, 96, -48, 8, true));
     }
 
     /// [`gather64`] as a kernel of this file: one plane (`na == 1`), its `nb` elements `b_src` apart.
