@@ -379,8 +379,10 @@ struct Walk {
     ahead: bool,
 }
 
-/// How many steps ahead a walk that requests its source ([`planes_request_ahead`]) requests it: 2-8 KiB of source
-/// for the steps of 2-4 KiB the planes' shapes take, about what one core keeps in flight from memory.
+/// How many steps ahead a walk that requests its source ([`planes_request_ahead`]) requests it: a step reads 384
+/// bytes to 1 KiB of source, so 1-3 KiB ahead, about what one core keeps in flight from memory (6 u16 planes of
+/// 32-byte pixels read backwards, sweep1_176, one run each: 2.5 ms with requests 2 steps ahead, 2.4 with 4, 3.1 with
+/// 8, 5.0-6.2 with none).
 const STEPS_AHEAD: usize = 3;
 
 /// Whether [`planes64`] requests each step's source lines (into L2) [`STEPS_AHEAD`] steps before it loads them: in a
@@ -392,7 +394,7 @@ const STEPS_AHEAD: usize = 3;
 /// streaming `planes64` cases of sweep seeds 1-8 (three ABBA rounds, each case in its own process, requests 3 steps
 /// ahead): these 10 in 0.82 of the time (six in 0.66-0.77: 6 of 16 u16 pixels read backwards, sweep1_176; 7 byte
 /// planes of 14-byte pixels, sweep6_021; 7 f32 of 44-byte pixels, sweep6_115, sweep8_183), the others, with fewer
-/// planes read forwards, 1.10 (the single plane of a gather of every 15th byte 1.27: the hardware prefetcher
+/// planes read forwards, 1.12 (the single plane of a gather of every 15th byte 1.27: the hardware prefetcher
 /// follows them, and the requests cost their issue slots). Held out, the 8 such cases of seeds 9-20: 0.85 (12 u16
 /// planes of pixels read backwards, sweep12_084, 0.33; two others 1.03-1.04, one 1.10 of 135 us). The rule as
 /// written against the build before it, the 17 cases of seeds 1-20 it takes: 0.825 (0.43-1.29; the losses, up to
