@@ -1,10 +1,13 @@
 //! Short rows as one periodic byte shuffle: runs of `g` bytes whose sources lie close together (a pixel flip reads
 //! the runs backwards `g` bytes apart; every other pixel reads them `2 g` apart) are `p` runs per 16-byte source
-//! window. One `pshufb` with a mask built once per call moves all `p` runs of a window into place; the 16-byte
+//! window. One `pshufb` with a mask built once per run length and step (each thread keeps its last, [`Mask`]) moves
+//! all `p` runs of a window into place; the 16-byte
 //! store writes the `p g` bytes of those runs and the first bytes of the next runs, which the next store (blocks
 //! go forward through the destination) or the scalar tail overwrites.
 
 use std::arch::x86_64::*;
+use std::cell::Cell;
+use std::thread::LocalKey;
 
 /// Whether [`rows_shuffle`] takes `rows` runs of `g` bytes `s` apart: at least two runs fit a 16-byte window, both
 /// in the source and in the destination (runs that overlap in the source, from overlapping input strides, can lie
@@ -23,11 +26,13 @@ pub(crate) fn rows_shuffle64_fits(rows: usize, g: usize, s: isize) -> bool {
 }
 
 /// Whether a call of `rows` runs of `g` bytes that [`rows_shuffle64`] fits takes it rather than the 16-byte shuffle
-/// or the row loop: calls of at least [`SHUFFLE64_MIN_BYTES`]. Building its 64-byte mask costs a loop over the 64
-/// mask bytes per call, more than the copy of a few hundred bytes: calls of 15-63 runs (300-700 bytes) under outer
+/// or the row loop: calls of at least [`SHUFFLE64_MIN_BYTES`]. Building its 64-byte mask per call cost a loop over
+/// the 64 mask bytes, more than the copy of a few hundred bytes: calls of 15-63 runs (300-700 bytes) under outer
 /// loops ran in 0.65-0.94 of the time without it (sweep3_051, sweep2_081, sweep4_151, sweep3_038, sweep4_136,
 /// sweep1_005, sweep4_048), calls of 1.5 KiB and more up to 1.6x slower (four alternating rounds over the 126 row
-/// cases of seeds 1-4, Intel Xeon with AVX-512 VBMI, `docs/PERFORMANCE.md`, twenty-seventh round).
+/// cases of seeds 1-4, Intel Xeon with AVX-512 VBMI, `docs/PERFORMANCE.md`, twenty-seventh round). With the mask
+/// kept per thread ([`Mask::of`]), calls of 256 bytes or more through it ran in 0.98 of the time of the 15 such
+/// cases of seeds 1-8 (0.84-1.19, within the noise; the Zen 4 of the sixtieth round): the threshold stays.
 #[inline]
 pub(crate) fn rows_shuffle64_pays(rows: usize, g: usize) -> bool {
     rows.saturating_mul(g) >= SHUFFLE64_MIN_BYTES
@@ -42,29 +47,53 @@ fn fits<const W: usize>(rows: usize, g: usize, s: isize, min_rows: usize) -> boo
     g > 0 && s != 0 && s.unsigned_abs() + g <= W && 2 * g <= W && rows >= min_rows
 }
 
-/// The numbers of a periodic shuffle with `W`-byte windows, computed in safe code before any byte moves.
-struct Periodic<const W: usize> {
+/// The mask of a periodic shuffle with `W`-byte windows for runs of `g` bytes `s` apart, computed in safe code before
+/// any byte moves. It depends on `g` and `s` alone, which the calls of one innermost loop (and the stage's groups of
+/// runs, `portable/rows.rs::rows`) share, so each thread keeps the last one it built ([`Mask::of`]): built per call,
+/// its loop over the `W` mask bytes and two divisions took a third of the 64-byte shuffle's time in calls of 57 runs
+/// of 28 bytes (sweep1_002 of `--sweep 200 --seed 1`: 0.77 of the time kept, three ABBA rounds; sweep6_178 0.78; the
+/// 46 row cases of seeds 1-8 that fit either shuffle 0.996, `docs/PERFORMANCE.md`, sixtieth round).
+#[derive(Clone, Copy)]
+struct Mask<const W: usize> {
+    /// The run length and step the mask was built for.
+    g: usize,
+    s: isize,
     /// Byte `k` of a window's store is byte `index[k]` of its window.
     index: [u8; W],
-    /// How many blocks (of `p` runs each) the vector loop takes; the runs after them are copied one by one.
-    blocks: usize,
     /// Runs per block.
     p: usize,
     /// Where run 0 starts inside block 0's window.
     shift: usize,
 }
 
-impl<const W: usize> Periodic<W> {
-    /// The shuffle for `rows` runs of `g` bytes `s` apart (for which [`fits`] holds).
-    fn new(rows: usize, g: usize, s: isize) -> Periodic<W> {
+thread_local! {
+    /// The last mask of each width this thread built.
+    static MASK16: Cell<Option<Mask<16>>> = const { Cell::new(None) };
+    static MASK64: Cell<Option<Mask<64>>> = const { Cell::new(None) };
+}
+
+impl<const W: usize> Mask<W> {
+    /// The mask for runs of `g` bytes `s` apart (for which [`fits`] holds): the thread's last one (`cache`) when it
+    /// was built for them, else a new one, kept there.
+    #[inline]
+    fn of(g: usize, s: isize, cache: &'static LocalKey<Cell<Option<Mask<W>>>>) -> Mask<W> {
+        cache.with(|last| match last.get() {
+            Some(mask) if mask.g == g && mask.s == s => mask,
+            _ => {
+                let mask = Mask::build(g, s);
+                last.set(Some(mask));
+                mask
+            }
+        })
+    }
+
+    fn build(g: usize, s: isize) -> Mask<W> {
         // Runs per window: the `p` runs span (p - 1) |s| + g <= W source bytes and p g <= W destination bytes.
         let p = ((W - g) / s.unsigned_abs() + 1).min(W / g);
         // The window of the block starting at run i: from run i's first byte forwards (s > 0), or ending with run
         // i's last byte (s < 0, its runs lie below it). `shift` is where run i starts inside the window.
         let shift = if s > 0 { 0 } else { W - g };
-        // Built per call (per row of pixels), so without a division per byte: 32 divisions by the variable `g`
-        // cost more than the shuffles of a 1 KiB row (a flip of 384 RGB pixels ran at a third of the speed of the
-        // same loop with the mask built once).
+        // Without a division per byte: 32 divisions by the variable `g` cost more than the shuffles of a 1 KiB row.
         let mut index = [0u8; W];
         let mut j = 0;
         for q in 0..p as isize {
@@ -73,6 +102,21 @@ impl<const W: usize> Periodic<W> {
                 j += 1;
             }
         }
+        Mask { g, s, index, p, shift }
+    }
+}
+
+/// The numbers of a periodic shuffle of one call: its mask and how many of its blocks the vector loop takes.
+struct Periodic<const W: usize> {
+    mask: Mask<W>,
+    /// How many blocks (of `p` runs each) the vector loop takes; the runs after them are copied one by one.
+    blocks: usize,
+}
+
+impl<const W: usize> Periodic<W> {
+    /// The shuffle for `rows` runs of `mask`'s `g` bytes `s` apart (for which [`fits`] holds).
+    fn new(rows: usize, mask: Mask<W>) -> Periodic<W> {
+        let Mask { g, s, p, shift, .. } = mask;
         // The caller's source range, relative to run 0: [lo, hi).
         let span = (rows as isize - 1) * s;
         let (lo, hi) = (span.min(0), span.max(0) + g as isize);
@@ -90,7 +134,7 @@ impl<const W: usize> Periodic<W> {
             blocks -= 1;
         }
         debug_assert!((0..blocks).all(inside));
-        Periodic { index, blocks, p, shift }
+        Periodic { mask, blocks }
     }
 }
 
@@ -116,12 +160,13 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
     if !rows_shuffle_fits(rows, g, s) {
         return false;
     }
-    let plan = Periodic::<16>::new(rows, g, s);
+    let plan = Periodic::<16>::new(rows, Mask::of(g, s, &MASK16));
+    let Mask { index, p, shift, .. } = plan.mask;
     // SAFETY: the index is 16 bytes.
-    let mask = unsafe { _mm_loadu_si128(plan.index.as_ptr().cast()) };
-    let (stride_src, stride_dst) = (plan.p as isize * s, plan.p * g);
+    let mask = unsafe { _mm_loadu_si128(index.as_ptr().cast()) };
+    let (stride_src, stride_dst) = (p as isize * s, p * g);
     // Block 0's window (run 0's position minus the shift); each later block moves by p runs.
-    let mut from = src.wrapping_offset(-(plan.shift as isize));
+    let mut from = src.wrapping_offset(-(shift as isize));
     let mut to = dst;
     for _ in 0..plan.blocks {
         // SAFETY: every block below `plan.blocks` passed `Periodic::new`'s test: the 16-byte window lies in the
@@ -135,7 +180,7 @@ pub(crate) unsafe fn rows_shuffle(src: *const u8, dst: *mut u8, rows: usize, g: 
         to = to.wrapping_add(stride_dst);
     }
     // SAFETY: the runs after the blocks, of the caller's ranges.
-    unsafe { runs_from(plan.blocks * plan.p, src, dst, rows, g, s) };
+    unsafe { runs_from(plan.blocks * p, src, dst, rows, g, s) };
     true
 }
 
@@ -151,11 +196,12 @@ pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g
     if !rows_shuffle64_fits(rows, g, s) {
         return false;
     }
-    let plan = Periodic::<64>::new(rows, g, s);
+    let plan = Periodic::<64>::new(rows, Mask::of(g, s, &MASK64));
+    let Mask { index, p, shift, .. } = plan.mask;
     // SAFETY: the index is 64 bytes.
-    let index = unsafe { _mm512_loadu_si512(plan.index.as_ptr().cast()) };
-    let (stride_src, stride_dst) = (plan.p as isize * s, plan.p * g);
-    let mut from = src.wrapping_offset(-(plan.shift as isize));
+    let index = unsafe { _mm512_loadu_si512(index.as_ptr().cast()) };
+    let (stride_src, stride_dst) = (p as isize * s, p * g);
+    let mut from = src.wrapping_offset(-(shift as isize));
     let mut to = dst;
     for _ in 0..plan.blocks {
         // SAFETY: as in `rows_shuffle`, with 64-byte windows and stores.
@@ -167,7 +213,7 @@ pub(crate) unsafe fn rows_shuffle64(src: *const u8, dst: *mut u8, rows: usize, g
         to = to.wrapping_add(stride_dst);
     }
     // SAFETY: the runs after the blocks, of the caller's ranges.
-    unsafe { runs_from(plan.blocks * plan.p, src, dst, rows, g, s) };
+    unsafe { runs_from(plan.blocks * p, src, dst, rows, g, s) };
     true
 }
 
@@ -224,6 +270,12 @@ mod tests {
             }
         }
         assert!(!rows_shuffle64_fits(1000, 40, 1) && !rows_shuffle64_fits(1000, 63, -1));
+        // Each thread keeps its last mask per width: calls that alternate the run length or the step under one
+        // another must each get their own (a mask kept for 4-byte runs 8 apart moves 6-byte runs wrongly).
+        for (g, s) in [(4, 8), (6, 8), (4, 8), (4, -8), (4, 12), (4, 8)] {
+            check(rows_shuffle64, 100, g, s);
+            check(rows_shuffle, 100, g / 2, s / 2);
+        }
     }
 
     #[test]
