@@ -1,9 +1,9 @@
 //! Short rows as one periodic byte shuffle: runs of `g` bytes whose sources lie close together (a pixel flip reads
 //! the runs backwards `g` bytes apart; every other pixel reads them `2 g` apart) are `p` runs per 16-byte source
 //! window. One `pshufb` with a mask built once per run length and step (each thread keeps its last, [`Mask`]) moves
-//! all `p` runs of a window into place; the 16-byte
-//! store writes the `p g` bytes of those runs and the first bytes of the next runs, which the next store (blocks
-//! go forward through the destination) or the scalar tail overwrites.
+//! all `p` runs of a window into place; the 16-byte store writes the `p g` bytes of those runs and the first bytes
+//! of the next runs, which the next store (blocks go forward through the destination) or the scalar tail
+//! overwrites.
 
 use std::arch::x86_64::*;
 use std::cell::Cell;
