@@ -643,9 +643,10 @@ fn reversed_runs_of_up_to_256_bytes_under_rows_take_the_table() {
 #[test]
 fn table_passes_over_far_rows_request_the_next_pass() {
     // Passes whose rows are short streams far apart, with chunks of 4 or 8 windows, request the next pass's lines
-    // before they run (`portable::table::request_lines`; they spread them over their chunks until the fifty-ninth round): every eighth byte of two phases from 256-byte rows, every third
-    // row bottom-up (rows 768 bytes apart, 8 windows per chunk; sweep1_080), and 7-byte runs of 11 rows of 17 bytes
-    // from blocks 5491 bytes apart (4 windows; sweep1_141). Enough rows for many passes and a partial one.
+    // before they run (`portable::table::request_lines`; they spread them over their chunks until the fifty-ninth
+    // round): every eighth byte of two phases from 256-byte rows, every third row bottom-up (rows 768 bytes apart,
+    // 8 windows per chunk; sweep1_080), and 7-byte runs of 11 rows of 17 bytes from blocks 5491 bytes apart (4
+    // windows; sweep1_141). Enough rows for many passes and a partial one.
     let rows: u32 = if cfg!(miri) { 34 } else { 300 };
     case(
         DataType::Uint8,

@@ -12,7 +12,7 @@
 //! loads each plane's run of `64 / e` pixels (a window or two per plane) and permutes each 64 bytes of its pixels
 //! out of them. Both are one walk ([`Walk`]) over a step's windows and 64-byte chunks ([`Steps`]).
 
-use super::prefetch::{Level, prefetch_line};
+use super::prefetch::{Level, prefetch_bytes};
 use std::arch::x86_64::*;
 use std::cell::RefCell;
 
@@ -430,17 +430,14 @@ impl Walk {
         }
     }
 
-    /// Requests into L2 the lines of the windows of the step from item `i` (which may lie past the call's items: a
-    /// request never faults), one of [`planes64`]'s steps, whose windows are one group of source bytes: each
-    /// window's first line and the group's last byte's line reach every line of the group, as its windows are 64
-    /// bytes apart but for the last.
+    /// Requests into L2 every line of the windows of the step from item `i` (which may lie past the call's items: a
+    /// request never faults), one of [`planes64`]'s steps, whose windows cover one group of source bytes, from the
+    /// first window's start to the last one's end.
     #[inline]
     fn request(&self, steps: &Steps, i: usize) {
-        let from = self.src.wrapping_offset(i as isize * self.src_step);
-        for &start in &steps.starts[..steps.windows] {
-            prefetch_line(from.wrapping_offset(start), Level::L2);
-        }
-        prefetch_line(from.wrapping_offset(steps.starts[steps.windows - 1] + 63), Level::L2);
+        let (lo, hi) = (steps.starts[0], steps.starts[steps.windows - 1] + 64);
+        let from = self.src.wrapping_offset(i as isize * self.src_step + lo);
+        prefetch_bytes(from, (hi - lo) as usize, Level::L2);
     }
 
     /// One step: items `i .. i + 64 / e`.
