@@ -419,8 +419,15 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
         // pixels of 13 f64 read bottom-up, calls 936 bytes on (sweep3_090 of `--sweep 200 --seed 3`), ran in
         // 0.76-0.81 of the time with the next call's lines requested, 3 of 9 u16 channels bottom-up (sweep4_189)
         // 0.80-0.81 on Intel, 0.50 on AMD Zen 5 (one run); over the 29 transposes of seeds 1-4 whose pixels
-        // descend, 0.98 (six alternating rounds; thirty-eighth round of `docs/PERFORMANCE.md`).
-        let descends_upwards = matches!(p.inner, Inner::Transpose { b_src, .. } if b_src < 0) && last.src > 0;
+        // descend, 0.98 (six alternating rounds; thirty-eighth round of `docs/PERFORMANCE.md`). Short rows read
+        // bottom-up the same way (`rows::descends`): every other u64 of f16 read downwards, 42 runs a call, nine
+        // calls 680 bytes apart (sweep8_098), ran in 0.49 of the time with the next call requested.
+        let descends = match p.inner {
+            Inner::Transpose { b_src, .. } => b_src < 0,
+            Inner::Rows { bytes, src, .. } => rows::descends(bytes, src),
+            _ => false,
+        };
+        let descends_upwards = descends && last.src > 0;
         let step_src = match jumps(last.src, extent) || descends_upwards {
             true => Some(outer_step_ahead(p, live).unwrap_or(last.src)),
             false => continued_jump(p, live, (len, extent), jumps),
@@ -842,6 +849,28 @@ mod tests {
     }
 
     #[test]
+    fn short_rows_read_downwards_by_calls_that_step_upwards_request_the_next_call() {
+        // sweep8_098's shape: 42 runs of 8 bytes read downwards 16 bytes apart (a span of 664 bytes below the
+        // kernel's pointer), nine calls 680 bytes apart: the next call's span, though it does not jump.
+        let rows = |bytes, src| Inner::Rows { rows: 42, bytes, src, dst: bytes as isize };
+        let outer =
+            |step| vec![Dim { n: 842, src: 20400, dst: 3024, replicate: false }, Dim { n: 9, ..dim(step, 336) }];
+        let p = |inner, step| Program { inner_block_bytes: 336, ..program(outer(step), inner) };
+        let next = next_call(&p(rows(8, -16), 680), Simd::Avx2).unwrap();
+        assert_eq!((next.src, next.per_run, next.runs), (Some(680 - 656), 664, 1));
+        // Runs read upwards by calls stepping upwards: the hardware follows those. (Calls stepping downwards jump,
+        // whichever way their runs go.)
+        assert!(next_call(&p(rows(8, 16), 680), Simd::Avx2).is_none());
+        assert_eq!(next_call(&p(rows(8, -16), -680), Simd::Avx2).unwrap().src, Some(-680 - 656));
+        // Runs longer than MOVES_MAX_BYTES read downwards are walked from the last run up: their reads rise.
+        assert!(rows::descends(128, -256) && !rows::descends(129, -256) && !rows::descends(8, 16));
+        let long = Inner::Rows { rows: 4, bytes: 200, src: -200, dst: 200 };
+        assert!(
+            next_call(&Program { inner_block_bytes: 800, ..program(vec![dim(800, 800)], long) }, Simd::Avx2).is_none()
+        );
+    }
+
+    #[test]
     fn short_loops_of_calls_that_jump_request_one_outer_step_ahead_in_large_copies() {
         // sweep1_098's shape: five 8 x 11 f16 transposes 1496 bytes apart per step of a loop stepping back 6358
         // bytes. From 16 MiB moved, the same call one outer step on (five calls ahead); below, the next call.
@@ -917,11 +946,14 @@ mod tests {
         assert_eq!(src(&program(vec![dim(654, 146)], g)), None);
         // Short rows in a cache-sized copy jump where the gap is at least the call's extent (sweep2_180: 5 rows of
         // 72 bytes bottom-up, 360 bytes, calls 1080 apart: the next call's rows, from its first one down), not
-        // below it.
+        // below it, unless the runs descend while the calls rise (`rows::descends`).
         let r = Inner::Rows { rows: 5, bytes: 72, src: -72, dst: 72 };
         assert_eq!(src(&program(vec![dim(1080, 360)], r)), Some(1080));
         assert_eq!(src(&program(vec![dim(720, 360)], r)), Some(720));
-        assert_eq!(src(&program(vec![dim(719, 360)], r)), None);
+        assert_eq!(src(&program(vec![dim(719, 360)], r)), Some(719));
+        let up = Inner::Rows { rows: 5, bytes: 72, src: 72, dst: 72 };
+        assert_eq!(src(&program(vec![dim(720, 360)], up)), Some(720));
+        assert_eq!(src(&program(vec![dim(719, 360)], up)), None);
         // The gap at the threshold, just below it, and a long call with a gap below PREFETCH_GAP_MIN.
         assert_eq!(src(&Program { streaming: true, ..program(vec![dim(292 + 128, 146)], g) }), Some(420));
         assert_eq!(src(&Program { streaming: true, ..program(vec![dim(292 + 127, 146)], g) }), None);
