@@ -453,13 +453,26 @@ pub(super) fn next_call(p: &Program, simd: Simd) -> Option<NextCall> {
 /// prefetcher follows, but its next block starts a new one: pairs of 288-byte gathers, each pair 1152 bytes from the
 /// next (sweep2_149 of `--sweep 200 --seed 2`), waited 86 ns a call on one core. Requested that many calls ahead,
 /// the lines arrive in time for more calls than in the call before; with more calls the requests would run too far
-/// ahead to be useful and cost L1 room.
+/// ahead to be useful and cost L1 room (copies of [`PREFETCH_OUTER_MIN_MOVED`] or more take
+/// [`PREFETCH_CONTINUED_CALLS_FAR`]).
 #[cfg(target_arch = "x86_64")]
 const PREFETCH_CONTINUED_CALLS: usize = 8;
 
+/// [`PREFETCH_CONTINUED_CALLS`] in copies that move [`PREFETCH_OUTER_MIN_MOVED`] bytes or more, whose lines come
+/// from memory: there the requests arrive in time only further ahead, and a streaming copy's go to L2
+/// (`x86::Level::of`), not L1. Measured on the Zen 4 of `docs/PERFORMANCE.md`'s sixty-first round, ABBA rounds of
+/// each case in its own process: the 27 programs of `--sweep 200 --sweep-max-bytes 64M` seeds 1-20 (16 MiB moved or
+/// more) whose loop of continuing calls has 9-16 steps took 0.934 of the time (four rounds; four u32 rows of 112
+/// bytes, twelve calls a block, sweep6_150: 0.52; 78 reversed u64, twelve calls, sweep14_154: 0.61; three rounds:
+/// seeds 1-10 0.957, 11-20 0.953); smaller copies 1.02 over 86 (hence the size). Up to 32 steps: 0.974 over the 35
+/// programs of 17-32 steps, with losses to 1.15: not taken.
+#[cfg(target_arch = "x86_64")]
+const PREFETCH_CONTINUED_CALLS_FAR: usize = 16;
+
 /// The source step of the loop just outside loop `live` of `p` (the innermost non-replicated one, whose steps do not
 /// jump), when a call's runs (`len` bytes each, `extent` in all) are at most a page, loop `live` has at most
-/// [`PREFETCH_CONTINUED_CALLS`] steps that continue each other's bytes forwards, and the loop outside (not replicated
+/// [`PREFETCH_CONTINUED_CALLS`] steps ([`PREFETCH_CONTINUED_CALLS_FAR`] in copies of [`PREFETCH_OUTER_MIN_MOVED`]
+/// or more) that continue each other's bytes forwards, and the loop outside (not replicated
 /// itself) jumps (by `jumps`) from the end of their block. Across a replicated loop the requests ran too far ahead: a
 /// table's calls 17280 bytes apart, four to a block copied 20 times (sweep4_161), took 1.68x as long; runs longer than
 /// a page are streams the hardware follows (copies of 10952 bytes, five to a block, sweep1_087: 1.12x).
@@ -472,7 +485,11 @@ fn continued_jump(
 ) -> Option<isize> {
     let inner = &p.outer[live];
     let outer = p.outer[..live].last().filter(|d| !d.replicate)?;
-    let continues = len <= PREFETCH_ROW_BYTES as isize && inner.src > 0 && inner.n <= PREFETCH_CONTINUED_CALLS;
+    let most = match p.moved_bytes >= PREFETCH_OUTER_MIN_MOVED {
+        true => PREFETCH_CONTINUED_CALLS_FAR,
+        false => PREFETCH_CONTINUED_CALLS,
+    };
+    let continues = len <= PREFETCH_ROW_BYTES as isize && inner.src > 0 && inner.n <= most;
     let block = (inner.n as isize - 1) * inner.src + extent;
     (continues && jumps(outer.src, block)).then_some(outer.src)
 }
@@ -923,7 +940,12 @@ mod tests {
         // More continuing calls than PREFETCH_CONTINUED_CALLS, a loop outside that continues their block too, or a
         // replicated loop between them: nothing.
         let many = vec![d(3093, 53568), d(16, 9 * 288 + 1152), d(9, 288)];
-        assert_eq!(src(&Program { streaming: true, ..program(many, g) }), None);
+        assert_eq!(src(&Program { streaming: true, ..program(many.clone(), g) }), None);
+        // In a copy of 16 MiB or more, up to PREFETCH_CONTINUED_CALLS_FAR of them.
+        let far = |outer| Program { streaming: true, moved_bytes: 16 << 20, ..program(outer, g) };
+        assert_eq!(src(&far(many)), Some(9 * 288 + 1152));
+        assert_eq!(src(&far(vec![d(3093, 53568), d(16, 16 * 288 + 1152), d(16, 288)])), Some(16 * 288 + 1152));
+        assert_eq!(src(&far(vec![d(3093, 53568), d(16, 17 * 288 + 1152), d(17, 288)])), None);
         let dense = vec![d(3093, 53568), d(16, 576), d(2, 288)];
         assert_eq!(src(&Program { streaming: true, ..program(dense, g) }), None);
         let across = vec![d(16, 1152), Dim { n: 3, src: 0, dst: 1 << 16, replicate: true }, d(2, 288)];
